@@ -1,0 +1,80 @@
+"""Deterministic dimensions: one module per check, and an explicit registry.
+
+A check is a function `check(document) -> CheckOutcome`. `run_check` turns it into the one result
+shape every dimension shares; a check that raises becomes an error value naming the check, never a
+crash of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evalgate.document import Document
+from evalgate.results import DimensionResult, Finding, Status
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A deterministic check's score (on the rubric's 1-5 scale) and its line-precise findings."""
+
+    score: int
+    findings: tuple[Finding, ...] = ()
+
+
+CheckFn = Callable[[Document], CheckOutcome]
+
+
+def _registry() -> dict[str, CheckFn]:
+    # Imported here so a broken check module fails that check, not the import of the package.
+    from evalgate.checks import (
+        acronym_expansion,
+        evidence_map_coverage,
+        key_finding_word_count,
+        section_presence,
+        source_consultation,
+    )
+
+    return {
+        "section_presence": section_presence.check,
+        "evidence_map_coverage": evidence_map_coverage.check,
+        "key_finding_word_count": key_finding_word_count.check,
+        "source_consultation": source_consultation.check,
+        "acronym_expansion": acronym_expansion.check,
+    }
+
+
+def registry() -> dict[str, CheckFn]:
+    """Check id -> check function."""
+    return _registry()
+
+
+def run_check(dimension_id: str, document: Document, *, hard_fail: bool = False) -> DimensionResult:
+    """Run one deterministic check; any exception becomes an error value for that dimension."""
+    fn = registry().get(dimension_id)
+    if fn is None:
+        return DimensionResult(
+            id=dimension_id,
+            kind="deterministic",
+            status=Status.ERROR,
+            error=f"no deterministic check named {dimension_id!r}",
+            hard_fail=hard_fail,
+        )
+    try:
+        outcome = fn(document)
+    except Exception as exc:  # a broken check is a value, not a crash
+        return DimensionResult(
+            id=dimension_id,
+            kind="deterministic",
+            status=Status.ERROR,
+            error=f"check {dimension_id} failed: {type(exc).__name__}: {exc}",
+            hard_fail=hard_fail,
+        )
+    return DimensionResult(
+        id=dimension_id,
+        kind="deterministic",
+        status=Status.SCORED,
+        score=outcome.score,
+        findings=tuple(sorted(outcome.findings, key=lambda f: (f.line, f.message))),
+        hard_fail=hard_fail,
+    )

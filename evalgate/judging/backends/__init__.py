@@ -1,0 +1,31 @@
+"""Judge backends: one interface, an explicit registry.
+
+A backend is a class with a `name`, a `model` and one method, `complete(prompt) -> Reply`. It raises
+`BackendError` with a human reason when a call fails; `retryable` says whether trying again may help.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from evalgate.results import Reply
+
+
+class BackendError(Exception):
+    """A judge call failed. The message is the reason recorded on the dimension."""
+
+    def __init__(self, reason: str, *, retryable: bool = False, retry_after: float | None = None):
+        super().__init__(reason)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class UnknownBackendError(ValueError):
+    """A --judge spec names no backend; the message lists the ones that exist."""
+
+
+class Backend(Protocol):
+    name: str
+    model: str
+
+    def complete(self, prompt: str) -> Reply: ...
