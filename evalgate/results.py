@@ -162,6 +162,7 @@ class FileResult:
     judges: tuple[JudgeCall, ...] = ()
     warnings: tuple[str, ...] = ()
     band: str | None = None
+    reasons: tuple[str, ...] = ()  # why the gate decided as it did, in words
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -187,6 +188,7 @@ class FileResult:
             "seed": self.seed,
             "judges": [j.to_json() for j in self.judges],
             "warnings": list(self.warnings),
+            "reasons": list(self.reasons),
         }
         if self.band is not None:
             out["band"] = self.band

@@ -1,0 +1,108 @@
+"""One pydantic Config for a run: `.evalgate.yml` merged with command-line options or action inputs.
+
+Unknown keys are errors that name the key and the file (extra="forbid"), so a typo in `.evalgate.yml`
+never silently falls back to a default. Keys may be written with hyphens or underscores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_CONFIG_FILE = ".evalgate.yml"
+DEFAULT_PATHS = "Research/completed/**/*.md"
+
+
+class ConfigError(Exception):
+    """The configuration is unusable; the message says which file and key."""
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_kebab, populate_by_name=True)
+
+
+class Price(_Strict):
+    """US dollars per million tokens, for cost accounting."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class Config(_Strict):
+    """Everything a run needs to know, from any source."""
+
+    rubric: str = "research-loop"
+    paths: str = DEFAULT_PATHS
+    judges: tuple[str, ...] = ()
+    seed: int = 0
+    jobs: int = Field(default=4, ge=1, le=64)
+    cache: bool = True
+    cache_dir: str = ".evalgate-cache"
+    record_dir: str | None = None
+    on_judge_error: Literal["fail", "skip"] = "fail"
+    judge_timeout: float = Field(default=600.0, gt=0)
+    max_file_mb: float = Field(default=5.0, gt=0)
+    prices: dict[str, Price] = Field(default_factory=dict)
+    root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
+    shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+    history: str | None = None
+    generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
+
+    def with_overrides(self, **overrides: Any) -> Config:
+        """A copy with the given (non-None) options replacing file values; validated again."""
+        data = self.model_dump()
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return Config.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_format(exc, "options")) from None
+
+
+def _format(err: ValidationError, source: str) -> str:
+    lines = [f"{source}: invalid configuration"]
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        lines.append(f"  {where}: {msg}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None, *, required: bool = False) -> Config:
+    """Load `path` (or `.evalgate.yml` in the working directory if present); defaults otherwise."""
+    if path is None:
+        candidate = Path(DEFAULT_CONFIG_FILE)
+        if not candidate.is_file():
+            return Config()
+        path = candidate
+        required = True
+    p = Path(path)
+    if not p.is_file():
+        if required:
+            raise ConfigError(f"{p}: configuration file not found")
+        return Config()
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read configuration: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+    if raw is None:
+        return Config()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{p}: the configuration must be a mapping of keys to values")
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_format(exc, str(p))) from None
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The published JSON schema of `.evalgate.yml`."""
+    return Config.model_json_schema(by_alias=True)
