@@ -1,0 +1,227 @@
+"""Command line: parse arguments -> run(config) -> render -> exit code.
+
+Exit codes: 0 every file passed; 1 any file failed or could not be evaluated; 2 usage or configuration
+error (including a results file that could not be written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from evalgate import __version__
+from evalgate.config import Config, ConfigError, config_json_schema, load_config
+from evalgate.judging.backends import UnknownBackendError
+from evalgate.results import Report, Verdict
+from evalgate.rubric import RubricError, load_rubric, pack_names, rubric_json_schema
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+FORMATS = ("text", "json", "jsonl", "markdown", "sarif")
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: printed as one message, exit 2."""
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rubric", help=f"rubric pack name ({', '.join(pack_names())}) or a YAML path")
+    p.add_argument(
+        "--judge",
+        action="append",
+        metavar="SPEC",
+        help="judge backend: none, copilot[:MODEL], openai:MODEL, command:CMD, replay:DIR (repeatable)",
+    )
+    p.add_argument("--config", help="configuration file (default: .evalgate.yml if present)")
+    p.add_argument("--seed", type=int, help="seed for the judge prompt's dimension order (recorded)")
+    p.add_argument("--jobs", type=int, help="judge calls kept in flight (default 4)")
+    p.add_argument("--cache-dir", help="judge reply cache directory (default .evalgate-cache/)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
+    p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
+    p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
+    p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
+    p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
+    p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evalgate", description="Gate CI on research documents.")
+    parser.add_argument("--version", action="version", version=f"evalgate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="evaluate markdown files (files, directories, globs)")
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files, directories (recursed for *.md) or globs"
+    )
+    _add_run_options(check)
+    check.add_argument("--format", choices=FORMATS, default="text")
+    check.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    check.add_argument("-v", "--verbose", action="store_true", help="text: show every dimension")
+
+    prompt = sub.add_parser("prompt", help="print the rendered judge prompt for a file")
+    prompt.add_argument("file")
+    prompt.add_argument("--rubric")
+    prompt.add_argument("--seed", type=int, default=0)
+
+    changed = sub.add_parser("changed", help="print the files a revision range would evaluate")
+    changed.add_argument("--base", required=True)
+    changed.add_argument("--head", default="HEAD")
+    changed.add_argument("--paths", default=None, help="glob (default Research/completed/**/*.md)")
+    changed.add_argument("--repo", default=".")
+
+    schema = sub.add_parser("schema", help="print the JSON schema of a rubric file or of .evalgate.yml")
+    schema.add_argument("which", choices=("rubric", "config"))
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """The configuration file, then command-line options over it."""
+    config = load_config(getattr(args, "config", None), required=getattr(args, "config", None) is not None)
+    judges = None
+    if getattr(args, "judge", None):
+        specs = [j for j in args.judge if j.strip().lower() != "none"]
+        judges = tuple(specs)
+    return config.with_overrides(
+        rubric=getattr(args, "rubric", None),
+        judges=judges,
+        seed=getattr(args, "seed", None),
+        jobs=getattr(args, "jobs", None),
+        cache_dir=getattr(args, "cache_dir", None),
+        cache=False if getattr(args, "no_cache", False) else None,
+        record_dir=getattr(args, "record", None),
+        on_judge_error=getattr(args, "on_judge_error", None),
+        judge_timeout=getattr(args, "judge_timeout", None),
+        shard=getattr(args, "shard", None),
+        root=getattr(args, "root", None),
+    )
+
+
+def render(report: Report, fmt: str, *, verbose: bool = False) -> str:
+    """Render a report in one of FORMATS."""
+    if fmt == "json":
+        from evalgate.report.jsonfile import render_json
+
+        return render_json(report)
+    if fmt == "jsonl":
+        from evalgate.report.jsonfile import render_jsonl
+
+        return render_jsonl(report)
+    if fmt == "markdown":
+        from evalgate.report.summary import render_summary
+
+        return render_summary(report)
+    if fmt == "sarif":
+        from evalgate.report.sarif import render_sarif
+
+        return render_sarif(report)
+    from evalgate.report.text import render_text
+
+    return render_text(report, verbose=verbose)
+
+
+def exit_code(report: Report) -> int:
+    return EXIT_PASS if report.verdict is Verdict.PASS else EXIT_FAIL
+
+
+def _progress_bar(total_hint: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
+    """A progress bar on stderr, only when stderr is a terminal."""
+    if not total_hint or not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    bar.start()
+    task = bar.add_task("evaluating", total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from evalgate.run import run
+
+    config = config_from_args(args)
+    paths = args.paths or [config.paths]
+    update, stop = _progress_bar(True)
+    try:
+        report = run(config, paths, progress=update)
+    finally:
+        stop()
+    text = render(report, args.format, verbose=args.verbose)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            sys.stdout.write(text)
+            print(f"evalgate: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        sys.stdout.write(text)
+    return exit_code(report)
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from evalgate.document import DocumentError, read_document
+    from evalgate.judging.prompt import render_judge_prompt
+
+    rubric = load_rubric(args.rubric or load_config(None).rubric)
+    try:
+        document = read_document(Path(args.file))
+    except DocumentError as exc:
+        raise UsageError(str(exc)) from None
+    sys.stdout.write(render_judge_prompt(rubric, document, seed=args.seed).text)
+    return EXIT_PASS
+
+
+def cmd_changed(args: argparse.Namespace) -> int:
+    from evalgate.changes import ChangeDetectionError, changed_files, format_changes
+    from evalgate.config import DEFAULT_PATHS
+
+    try:
+        changes = changed_files(Path(args.repo), args.base, args.head, args.paths or DEFAULT_PATHS)
+    except ChangeDetectionError as exc:
+        raise UsageError(str(exc)) from None
+    sys.stdout.write(format_changes(changes))
+    return EXIT_PASS
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    schema = rubric_json_schema() if args.which == "rubric" else config_json_schema()
+    sys.stdout.write(json.dumps(schema, indent=2) + "\n")
+    return EXIT_PASS
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "check": cmd_check,
+    "prompt": cmd_prompt,
+    "changed": cmd_changed,
+    "schema": cmd_schema,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `evalgate` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except (UsageError, ConfigError, RubricError) as exc:
+        print(f"evalgate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnknownBackendError as exc:
+        print(f"evalgate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("evalgate: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

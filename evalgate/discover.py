@@ -1,0 +1,129 @@
+"""Command-line targets -> the markdown files to evaluate.
+
+A target is a file, a directory (recursed for `*.md`) or a glob. Problems with a target (it does not
+exist, a directory holds no markdown, a symlink leads outside the root) become per-target errors so the
+rest of the run goes on.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import os
+import subprocess
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Target:
+    """One file to evaluate: how it is shown in reports, and where it is."""
+
+    display: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class TargetProblem:
+    display: str
+    message: str
+
+
+def repository_root(start: Path) -> Path:
+    """The git top level containing `start`, else `start` itself."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(start), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return start.resolve()
+    top = out.stdout.strip()
+    return Path(top).resolve() if out.returncode == 0 and top else start.resolve()
+
+
+def display_path(path: Path, base: Path) -> str:
+    """A path relative to `base` when it lies below it (POSIX separators), else as absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(base).as_posix()
+    except ValueError:
+        return os.path.relpath(absolute, base) if absolute.anchor == base.anchor else str(absolute)
+
+
+def _escapes_root(path: Path, root: Path) -> bool:
+    """True when following symlinks takes `path` outside `root` (plain paths outside are allowed:
+    the user named them; a link inside the tree pointing out of it is what we refuse)."""
+    absolute = Path(os.path.abspath(path))
+    resolved = path.resolve()
+    if resolved == absolute:
+        return False
+    return not resolved.is_relative_to(root) and absolute.is_relative_to(root)
+
+
+def _markdown_under(directory: Path) -> list[Path]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found.extend(Path(dirpath) / f for f in sorted(filenames) if f.lower().endswith(".md"))
+    return found
+
+
+def discover(
+    targets: list[str], root: Path, *, base: Path | None = None
+) -> tuple[list[Target], list[TargetProblem]]:
+    """Expand targets into files, in a stable order without duplicates."""
+    base = (base or Path.cwd()).resolve()
+    root = root.resolve()
+    files: list[Target] = []
+    problems: list[TargetProblem] = []
+    seen: set[str] = set()
+
+    def add(p: Path) -> None:
+        shown = display_path(p, base)
+        if shown in seen:
+            return
+        seen.add(shown)
+        if _escapes_root(p, root):
+            problems.append(
+                TargetProblem(shown, f"refused: symlink leads outside the repository root {root}")
+            )
+            return
+        files.append(Target(shown, p))
+
+    for raw in targets:
+        p = Path(raw)
+        if p.is_dir():
+            if _escapes_root(p, root):
+                problems.append(
+                    TargetProblem(raw, f"refused: symlink leads outside the repository root {root}")
+                )
+                continue
+            md = _markdown_under(p)
+            if not md:
+                problems.append(TargetProblem(raw, "directory contains no markdown (*.md) files"))
+            for f in md:
+                add(f)
+        elif p.exists() or p.is_symlink():
+            add(p)
+        elif globlib.has_magic(raw):
+            matches = sorted(globlib.glob(raw, recursive=True))
+            md = [Path(m) for m in matches if Path(m).is_file() or Path(m).is_symlink()]
+            if not md:
+                problems.append(TargetProblem(raw, "glob matched no files"))
+            for f in md:
+                add(f)
+        else:
+            problems.append(TargetProblem(raw, "no such file or directory"))
+    return files, problems
+
+
+def in_shard(display: str, shard: str | None) -> bool:
+    """Stable partition by path: `i/n` keeps the files whose path hash falls in bucket i (1-based)."""
+    if not shard:
+        return True
+    index, count = (int(x) for x in shard.split("/"))
+    return zlib.crc32(display.encode("utf-8")) % count == index - 1

@@ -1,0 +1,103 @@
+"""The gate: a file's dimension results + the rubric's policy -> its verdict.
+
+The verdict is computed here from scores and the rubric alone. A judge's own OVERALL claim is recorded
+elsewhere and never consulted. Dimensions that were not evaluated (`skipped`) are left out and the
+result says so; a judged dimension in error fails the file unless the run says `on_judge_error: skip`,
+because a gate that could not judge must not pass. A deterministic check in error is a tool fault: the
+file's verdict is ERROR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from statistics import fmean
+
+from evalgate.results import DimensionResult, FileResult, JudgeCall, Status, Verdict
+from evalgate.rubric import Rubric
+
+
+def _band(rubric: Rubric, mean: float | None) -> str | None:
+    bands = rubric.policy.bands
+    if bands is None or mean is None:
+        return None
+    for name, floor in sorted(bands.floors.items(), key=lambda kv: kv[1], reverse=True):
+        if mean >= floor:
+            return name
+    return None
+
+
+def decide(
+    path: str,
+    dimensions: Sequence[DimensionResult],
+    rubric: Rubric,
+    *,
+    on_judge_error: str = "fail",
+    seed: int | None = None,
+    judges: Sequence[JudgeCall] = (),
+    warnings: Sequence[str] = (),
+) -> FileResult:
+    """Apply the rubric's policy to one file's dimension results."""
+    policy = rubric.policy
+    dims: list[DimensionResult] = []
+    for d in dimensions:
+        if d.status is Status.ERROR and d.kind == "judge" and on_judge_error == "skip":
+            # Left out of the verdict, but kept visible: the error stays on the dimension.
+            d = replace(d, status=Status.SKIPPED)
+        dims.append(d)
+
+    scored = [d for d in dims if d.status is Status.SCORED and d.score is not None]
+    errors = [d for d in dims if d.status is Status.ERROR]
+    mean = fmean(d.score for d in scored if d.score is not None) if scored else None
+    reasons: list[str] = []
+
+    hard = tuple(
+        d.id for d in scored if d.hard_fail and d.score is not None and d.score < policy.hard_fail_below
+    )
+    for dim_id in hard:
+        reasons.append(f"hard fail: {dim_id} scored below {policy.hard_fail_below}")
+    if policy.fail_on_score is not None:
+        for d in scored:
+            if d.score is not None and d.score <= policy.fail_on_score and d.id not in hard:
+                reasons.append(f"{d.id} scored {d.score}")
+    if policy.min_each is not None:
+        for d in scored:
+            low = d.score is not None and d.score < policy.min_each
+            if low and d.id not in hard and not (policy.fail_on_score and d.score <= policy.fail_on_score):
+                reasons.append(f"{d.id} scored {d.score} (each dimension needs {policy.min_each})")
+    if policy.min_mean is not None and mean is not None and mean < policy.min_mean:
+        reasons.append(f"mean {mean:.2f} is below {policy.min_mean:g}")
+    for d in errors:
+        reasons.append(f"{d.id} could not be evaluated: {d.error}")
+
+    if any(d.kind == "deterministic" for d in errors):
+        verdict = Verdict.ERROR
+    elif reasons:
+        verdict = Verdict.FAIL
+    elif not scored:
+        verdict = Verdict.FAIL
+        reasons.append("no dimension was evaluated")
+    else:
+        verdict = Verdict.PASS
+
+    skipped = [d.id for d in dims if d.status is Status.SKIPPED]
+    notes = list(warnings)
+    if skipped:
+        notes.append(f"not evaluated (verdict is over the rest): {', '.join(skipped)}")
+    return FileResult(
+        path=path,
+        verdict=verdict,
+        mean=mean,
+        hard_failures=hard,
+        dimensions=tuple(dims),
+        seed=seed,
+        judges=tuple(judges),
+        warnings=tuple(notes),
+        band=_band(rubric, mean),
+        reasons=tuple(reasons),
+    )
+
+
+def error_result(path: str, message: str) -> FileResult:
+    """A file that could not be evaluated at all (unreadable, binary, outside the root...)."""
+    return FileResult(path=path, verdict=Verdict.ERROR, error=message, reasons=(message,))

@@ -1,0 +1,61 @@
+"""The plain-text report: a verdict per file, its failing dimensions, and `path:line: message` findings."""
+
+from __future__ import annotations
+
+from evalgate.results import FileResult, Report, Status, Verdict
+
+_MARK = {Verdict.PASS: "PASS ", Verdict.FAIL: "FAIL ", Verdict.ERROR: "ERROR"}
+
+
+def _file_lines(result: FileResult, verbose: bool) -> list[str]:
+    head = f"{_MARK[result.verdict]} {result.path}"
+    if result.mean is not None:
+        head += f"  mean {result.mean:.2f}"
+    if result.band:
+        head += f"  {result.band}"
+    if result.hard_failures:
+        head += f"  hard fail: {', '.join(result.hard_failures)}"
+    lines = [head]
+    if result.error:
+        lines.append(f"      {result.path}: {result.error}")
+        return lines
+    shown = result.dimensions if verbose else result.failing_dimensions
+    for dim in shown:
+        if dim.status is Status.SKIPPED and not verbose:
+            continue
+        score = f"{dim.score}/5" if dim.score is not None else dim.status.value
+        tag = " (hard fail)" if dim.id in result.hard_failures else ""
+        lines.append(f"      {dim.id} {score}{tag}")
+        if dim.error and dim.status is Status.ERROR:
+            lines.append(f"        {dim.error}")
+        for f in dim.findings:
+            lines.append(f"        {result.path}:{f.line}: {f.message}")
+        if dim.unverified_evidence:
+            lines.append(f"        {dim.unverified_evidence} evidence quote(s) not found in the document")
+    for reason in result.reasons:
+        if not any(reason.startswith(p) for p in ("hard fail", "mean")):
+            continue
+        lines.append(f"      {reason}")
+    for w in result.warnings:
+        lines.append(f"      note: {w}")
+    return lines
+
+
+def render_text(report: Report, *, verbose: bool = False) -> str:
+    """Readable at a glance: one block per file, then one summary line."""
+    out: list[str] = []
+    for r in report.results:
+        out.extend(_file_lines(r, verbose))
+    s = report.summary()
+    line = (
+        f"{s['evaluated']} file(s): {s['passed']} passed, {s['failed']} failed, {s['errors']} error(s)"
+        f" · rubric {report.rubric.id}@{report.rubric.version}"
+    )
+    if s["judge_calls"] or s["cached_judgements"]:
+        line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
+    if s["unverified_evidence"]:
+        line += f" · unverified evidence {s['unverified_evidence']}"
+    out.append("")
+    out.append(line)
+    out.extend(f"note: {n}" for n in report.notes)
+    return "\n".join(out) + "\n"

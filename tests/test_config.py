@@ -1,0 +1,54 @@
+"""`.evalgate.yml` is one strict model: typos are errors naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalgate.config import Config, ConfigError, config_json_schema, load_config
+
+
+def test_defaults_without_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    c = load_config(None)
+    assert c == Config()
+    assert c.paths == "Research/completed/**/*.md"
+
+
+def test_reads_default_file_with_hyphen_keys(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".evalgate.yml").write_text(
+        "rubric: research-loop\njudges: [copilot]\ncache-dir: .c\njobs: 8\n"
+    )
+    c = load_config(None)
+    assert c.judges == ("copilot",) and c.cache_dir == ".c" and c.jobs == 8
+
+
+def test_typo_is_an_error_naming_key_and_file(tmp_path):
+    p = tmp_path / "cfg.yml"
+    p.write_text("rubrc: research-loop\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(p)
+    assert "cfg.yml" in str(err.value) and "rubrc: unknown key" in str(err.value)
+
+
+def test_bad_value_is_an_error(tmp_path):
+    p = tmp_path / "cfg.yml"
+    p.write_text("jobs: 0\n")
+    with pytest.raises(ConfigError, match="jobs"):
+        load_config(p)
+
+
+def test_named_file_must_exist(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "missing.yml", required=True)
+
+
+def test_overrides_win_and_are_validated():
+    c = Config().with_overrides(seed=7, jobs=None)
+    assert c.seed == 7 and c.jobs == 4
+    with pytest.raises(ConfigError):
+        Config().with_overrides(shard="x")
+
+
+def test_schema_uses_hyphenated_keys():
+    assert "cache-dir" in config_json_schema()["properties"]
