@@ -95,7 +95,7 @@ def discover(
         files.append(Target(shown, p))
 
     for raw in targets:
-        p = Path(raw)
+        p = base / raw  # an absolute `raw` replaces base
         if p.is_dir():
             if _escapes_root(p, root):
                 problems.append(
@@ -110,7 +110,7 @@ def discover(
         elif p.exists() or p.is_symlink():
             add(p)
         elif globlib.has_magic(raw):
-            matches = sorted(globlib.glob(raw, recursive=True))
+            matches = sorted(globlib.glob(str(p), recursive=True))
             md = [Path(m) for m in matches if Path(m).is_file() or Path(m).is_symlink()]
             if not md:
                 problems.append(TargetProblem(raw, "glob matched no files"))

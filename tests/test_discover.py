@@ -1,0 +1,56 @@
+"""Targets: files, directories, globs; problems per target; symlinks out of the root refused."""
+
+from __future__ import annotations
+
+import os
+
+from evalgate.discover import discover, in_shard
+
+
+def write(p, text="# x\n"):
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def test_directory_recursion_glob_and_file(tmp_path):
+    write(tmp_path / "a.md")
+    write(tmp_path / "sub" / "b.md")
+    write(tmp_path / "sub" / "c.txt")
+    write(tmp_path / ".hidden" / "d.md")
+    files, problems = discover(["."], tmp_path, base=tmp_path)
+    assert [f.display for f in files] == ["a.md", "sub/b.md"]
+    assert problems == []
+    files, _ = discover(["**/*.md", "a.md"], tmp_path, base=tmp_path)
+    assert sorted(f.display for f in files) == ["a.md", "sub/b.md"]  # no duplicates
+
+
+def test_problems_are_per_target(tmp_path):
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "ok.md")
+    files, problems = discover(["missing.md", "empty", "nomatch/*.md", "ok.md"], tmp_path, base=tmp_path)
+    assert [f.display for f in files] == ["ok.md"]
+    messages = {p.display: p.message for p in problems}
+    assert messages["missing.md"] == "no such file or directory"
+    assert "no markdown" in messages["empty"]
+    assert "matched no files" in messages["nomatch/*.md"]
+
+
+def test_symlink_leading_outside_root_is_refused(tmp_path):
+    root = tmp_path / "repo"
+    outside = write(tmp_path / "secret.md", "# secret\n")
+    write(root / "inside.md")
+    os.symlink(outside, root / "link.md")
+    os.symlink(root / "inside.md", root / "ok-link.md")
+    files, problems = discover(["."], root, base=root)
+    assert sorted(f.display for f in files) == ["inside.md", "ok-link.md"]
+    assert [p.display for p in problems] == ["link.md"]
+    assert "outside the repository root" in problems[0].message
+
+
+def test_shards_partition_stably():
+    names = [f"Research/completed/item-{i}.md" for i in range(200)]
+    shards = [[n for n in names if in_shard(n, f"{i}/3")] for i in (1, 2, 3)]
+    assert sorted(sum(shards, [])) == sorted(names)
+    assert all(shards)
+    assert shards == [[n for n in names if in_shard(n, f"{i}/3")] for i in (1, 2, 3)]
