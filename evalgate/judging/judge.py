@@ -1,0 +1,276 @@
+"""One judge on one document: render -> cache -> backend -> parse -> (one repair) -> verify evidence.
+
+One backend call scores every judged dimension of the document. A reply that leaves some dimension
+unusable gets exactly one repair retry; what is still unusable becomes an error on that dimension. A
+failing backend (timeout, exit code, HTTP error, empty reply) turns every judged dimension into an
+error with the reason: `judge_document` never raises, so one bad judge call cannot stop a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from statistics import fmean
+
+from evalgate.document import Document
+from evalgate.judging.backends import Backend, BackendError
+from evalgate.judging.cache import CacheKey, JudgeCache, document_sha256
+from evalgate.judging.evidence import verify_quotes
+from evalgate.judging.parse import DimensionReply, ParsedReply, parse_reply
+from evalgate.judging.prompt import PromptError, RenderedPrompt, render_judge_prompt, render_repair_prompt
+from evalgate.results import DimensionResult, JudgeCall, JudgeScore, Reply, Status, Verdict
+from evalgate.rubric import Rubric
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """A judge's results for every judged dimension of one document, and the accounting of its calls."""
+
+    dimensions: tuple[DimensionResult, ...]
+    call: JudgeCall
+    seed: int
+    prompt: RenderedPrompt | None = None  # None only when the prompt could not be rendered
+    warnings: tuple[str, ...] = ()  # for FileResult.warnings (e.g. the OVERALL claim disagrees)
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """One (document x judge) unit of work for `judge_many`."""
+
+    document: Document | str
+    rubric: Rubric
+    backend: Backend
+    seed: int
+    cache: JudgeCache | None = None
+    repair: bool = True
+
+
+def judge_label(backend: Backend) -> str:
+    """How a judge is named in results: `backend:model`."""
+    return f"{backend.name}:{backend.model}"
+
+
+def policy_verdict(rubric: Rubric, scores: Sequence[tuple[str, int | None]]) -> Verdict | None:
+    """What the rubric's policy says about these (dimension id, score) pairs alone; None if any is
+    unscored. Used to compare against a judge's OVERALL claim, never to decide a file."""
+    if not scores or any(score is None for _, score in scores):
+        return None
+    policy = rubric.policy
+    values = [score for _, score in scores if score is not None]
+    hard = {d.id for d in rubric.dimensions if d.hard_fail}
+    failed = (
+        any(dim in hard and score < policy.hard_fail_below for dim, score in scores if score is not None)
+        or (policy.fail_on_score is not None and min(values) <= policy.fail_on_score)
+        or (policy.min_each is not None and min(values) < policy.min_each)
+        or (policy.min_mean is not None and fmean(values) < policy.min_mean)
+    )
+    return Verdict.FAIL if failed else Verdict.PASS
+
+
+def overall_disagreement(claimed: str | None, verdict: Verdict | str | None) -> str | None:
+    """A warning when a judge's OVERALL claim differs from the verdict its scores imply, else None.
+
+    The claim never decides anything; a disagreement is worth a look because it often means the
+    judge misread an anchor, or the document talked it into a verdict its own scores do not support.
+    """
+    if claimed is None or verdict is None:
+        return None
+    implied = verdict.value if isinstance(verdict, Verdict) else str(verdict).upper()
+    if implied not in ("PASS", "FAIL") or claimed.upper() == implied:
+        return None
+    return (
+        f"the judge claimed OVERALL: {claimed.upper()} but its scores imply {implied} under the rubric policy"
+    )
+
+
+def _error_outcome(
+    rubric: Rubric,
+    backend: Backend,
+    seed: int,
+    reason: str,
+    *,
+    calls: int = 0,
+    prompt: RenderedPrompt | None = None,
+) -> JudgeOutcome:
+    """Every judged dimension in error with the same reason (the judge could not be asked or answer)."""
+    dims = tuple(
+        DimensionResult(
+            id=d.id,
+            kind="judge",
+            status=Status.ERROR,
+            error=reason,
+            hard_fail=d.hard_fail,
+            judge_scores=(JudgeScore(judge_label(backend), None, reason),),
+        )
+        for d in rubric.judged
+    )
+    accounting = JudgeCall(backend=backend.name, model=backend.model, error=reason, calls=calls)
+    return JudgeOutcome(dimensions=dims, call=accounting, seed=seed, prompt=prompt)
+
+
+def _sum(values: Sequence[float | int | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def _accounting(backend: Backend, replies: Sequence[Reply], parsed: ParsedReply, attempts: int) -> JudgeCall:
+    tokens_in, tokens_out = _sum([r.tokens_in for r in replies]), _sum([r.tokens_out for r in replies])
+    return JudgeCall(
+        backend=backend.name,
+        model=replies[-1].model if replies else backend.model,
+        latency_ms=sum(r.latency_ms for r in replies),
+        tokens_in=None if tokens_in is None else int(tokens_in),
+        tokens_out=None if tokens_out is None else int(tokens_out),
+        cost_usd=_sum([r.cost_usd for r in replies]),
+        overall_claimed=parsed.overall,
+        calls=attempts,
+        error=None if parsed.complete else "; ".join(parsed.problems),
+    )
+
+
+def _complete(backend: Backend, prompt: str) -> Reply:
+    """One backend call; any failure (including an empty reply) is a BackendError with a reason."""
+    try:
+        reply = backend.complete(prompt)
+    except BackendError:
+        raise
+    except Exception as exc:  # a backend bug must not crash the run either
+        raise BackendError(f"backend {backend.name} failed: {type(exc).__name__}: {exc}") from exc
+    if not reply.text.strip():
+        raise BackendError(f"backend {backend.name} returned an empty reply")
+    return reply
+
+
+def _merge(first: ParsedReply, repaired: ParsedReply) -> ParsedReply:
+    """Keep what the first reply got right and take the repair's answer for the rest; a complete
+    repair reply wins outright so its scores and OVERALL claim stay one coherent judgement."""
+    if repaired.complete:
+        return repaired
+    dims = tuple(
+        a if a.valid or not b.valid else b for a, b in zip(first.dimensions, repaired.dimensions, strict=True)
+    )
+    return ParsedReply(dims, repaired.overall or first.overall, repaired.notes)
+
+
+def _dimension_result(
+    rubric: Rubric, label: str, document: Document | str, reply: DimensionReply
+) -> DimensionResult:
+    hard_fail = rubric.dimension(reply.id).hard_fail
+    evidence = verify_quotes(document, reply.evidence)
+    if not reply.valid:
+        return DimensionResult(
+            id=reply.id,
+            kind="judge",
+            status=Status.ERROR,
+            evidence=evidence,
+            reasoning=reply.reasoning or None,
+            error=f"unusable judge reply: {reply.error}",
+            hard_fail=hard_fail,
+            judge_scores=(JudgeScore(label, None, reply.error),),
+        )
+    return DimensionResult(
+        id=reply.id,
+        kind="judge",
+        status=Status.SCORED,
+        score=reply.score,
+        evidence=evidence,
+        reasoning=reply.reasoning or None,
+        hard_fail=hard_fail,
+        judge_scores=(JudgeScore(label, reply.score),),
+    )
+
+
+def _ask(
+    backend: Backend,
+    rubric: Rubric,
+    prompt: RenderedPrompt,
+    parse: Callable[[str], ParsedReply],
+    repair: bool,
+) -> tuple[ParsedReply, list[Reply], int]:
+    """The call, and one repair call if the reply left a dimension unusable: (parsed, replies, attempts).
+
+    Raises BackendError only when the first call fails; a failed repair keeps the first reply's parse.
+    """
+    replies = [_complete(backend, prompt.text)]
+    parsed = parse(replies[0].text)
+    if parsed.complete or not repair:
+        return parsed, replies, 1
+    try:
+        repair_text = render_repair_prompt(rubric, prompt, replies[0].text, parsed.problems)
+        replies.append(_complete(backend, repair_text))
+    except (BackendError, PromptError) as exc:
+        failed = ParsedReply(parsed.dimensions, parsed.overall, (*parsed.notes, f"repair call failed: {exc}"))
+        return failed, replies, 2
+    return _merge(parsed, parse(replies[1].text)), replies, 2
+
+
+def judge_document(
+    document: Document | str,
+    rubric: Rubric,
+    backend: Backend,
+    *,
+    seed: int,
+    cache: JudgeCache | None = None,
+    repair: bool = True,
+) -> JudgeOutcome:
+    """Ask one judge to score every judged dimension of `document`; never raises."""
+    try:
+        prompt = render_judge_prompt(rubric, document, seed)
+    except PromptError as exc:
+        return _error_outcome(rubric, backend, seed, str(exc))
+    text = document if isinstance(document, str) else document.text
+    ids = [d.id for d in rubric.judged]
+    titles = {d.id: d.title for d in rubric.judged}
+    scale = (rubric.scale.min, rubric.scale.max)
+
+    def parse(reply_text: str) -> ParsedReply:
+        return parse_reply(reply_text, ids, prompt.reply_format, titles=titles, scale=scale)
+
+    key = CacheKey(
+        document_sha256(text),
+        rubric.version,
+        prompt.template_sha256,
+        prompt.sha256,
+        backend.name,
+        backend.model,
+        seed,
+        prompt.reply_format,
+    )
+    cached = cache.get(key) if cache is not None else None
+    from_cache = parse(cached.text) if cached is not None else None
+    if cached is not None and from_cache is not None and from_cache.complete:
+        parsed = from_cache
+        call = JudgeCall(backend.name, cached.model, overall_claimed=parsed.overall, cached=True, calls=0)
+    else:
+        try:
+            parsed, replies, attempts = _ask(backend, rubric, prompt, parse, repair)
+        except BackendError as exc:
+            return _error_outcome(rubric, backend, seed, str(exc), calls=1, prompt=prompt)
+        if cache is not None and parsed.complete:
+            # The reply stored is the one that parsed completely (the repair reply, after a repair).
+            cache.put(key, replies[-1])
+        call = _accounting(backend, replies, parsed, attempts)
+    label = judge_label(backend)
+    dims = tuple(_dimension_result(rubric, label, document, d) for d in parsed.dimensions)
+    implied = policy_verdict(rubric, [(d.id, d.score) for d in dims])
+    disagreement = overall_disagreement(parsed.overall, implied)
+    warnings = (f"{label}: {disagreement}",) if disagreement else ()
+    return JudgeOutcome(dims, call, seed, prompt, warnings)
+
+
+def judge_many(jobs: Sequence[JudgeJob], max_workers: int = 4) -> list[JudgeOutcome]:
+    """Run (document x judge) jobs with up to `max_workers` calls in flight; results in input order.
+
+    Threads suit the work: a judge call waits on a subprocess or a socket, not on the interpreter.
+    """
+
+    def run(job: JudgeJob) -> JudgeOutcome:
+        return judge_document(
+            job.document, job.rubric, job.backend, seed=job.seed, cache=job.cache, repair=job.repair
+        )
+
+    if max_workers <= 1 or len(jobs) <= 1:
+        return [run(job) for job in jobs]
+    with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="evalgate-judge") as pool:
+        return list(pool.map(run, jobs))
