@@ -1,0 +1,119 @@
+"""The markdown job summary: a table of verdicts and scores, then what failed, where, and why.
+
+The same markdown serves the step summary (<= 1 MiB), the check-run summary (<= 65535 characters) and
+the PR comment (<= 65536 characters), so it is built from blocks and cut between blocks, with a note
+saying how much was left out and where the full results are. Every piece of untrusted text (paths,
+messages, reasoning) goes through `escape`.
+"""
+
+from __future__ import annotations
+
+from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len
+from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
+
+FINDINGS_PER_DIMENSION = 10  # more would bury the next file; the rest are annotations / in results
+REASONING_CHARS = 300
+_ICON = {Verdict.PASS: "✅ PASS", Verdict.FAIL: "❌ FAIL", Verdict.ERROR: "⚠️ ERROR"}
+
+
+def _score(value: float | int | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def _header(report: Report, check_name: str) -> list[str]:
+    counts = report.summary()
+    lines = [
+        f"## {markdown_text(check_name)}: {_ICON[report.verdict]}",
+        "",
+        f"Rubric {markdown_code(report.rubric.id)} (version {markdown_code(report.rubric.version)}) · "
+        f"{counts['evaluated']} file(s): {counts['passed']} pass, {counts['failed']} fail, "
+        f"{counts['errors']} error",
+    ]
+    if counts["skipped_dimensions"]:
+        skipped = ", ".join(markdown_code(d) for d in counts["skipped_dimensions"])
+        lines += ["", f"Skipped dimensions (not evaluated, the verdict is over the rest): {skipped}"]
+    if counts["unverified_evidence"]:
+        lines += ["", f"Unverified judge evidence quotes: {counts['unverified_evidence']}"]
+    lines += [
+        "",
+        "| File | Verdict | Mean | Failing dimensions | Skipped |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    return lines
+
+
+def _row(result: FileResult) -> str:
+    failing = ", ".join(f"{markdown_cell(d.id)} ({_score(d.score)})" for d in result.failing_dimensions)
+    skipped = ", ".join(markdown_cell(d) for d in result.skipped)
+    return (
+        f"| {markdown_code(result.path)} | {_ICON[result.verdict]} | {_score(result.mean)} "
+        f"| {failing or '—'} | {skipped or '—'} |"
+    )
+
+
+def _dimension_lines(result: FileResult, dim: DimensionResult) -> list[str]:
+    tags = ["hard fail"] if dim.id in result.hard_failures else []
+    if dim.status is Status.ERROR:
+        tags.append("error")
+    head = f"- **{markdown_text(dim.id)}** score {_score(dim.score)}"
+    if tags:
+        head += f" ({', '.join(tags)})"
+    if dim.error:
+        head += f": {markdown_text(dim.error)}"
+    elif dim.reasoning:
+        reasoning = (
+            dim.reasoning if len(dim.reasoning) <= REASONING_CHARS else dim.reasoning[:REASONING_CHARS] + "…"
+        )
+        head += f": {markdown_text(reasoning)}"
+    lines = [head]
+    for finding in dim.findings[:FINDINGS_PER_DIMENSION]:
+        lines.append(f"  - {markdown_code(f'{result.path}:{finding.line}')} {markdown_text(finding.message)}")
+    hidden = len(dim.findings) - FINDINGS_PER_DIMENSION
+    if hidden > 0:
+        lines.append(f"  - … and {hidden} more finding(s) (see the annotations or the results file)")
+    return lines
+
+
+def _section(result: FileResult) -> list[str]:
+    lines = ["", f"### {markdown_code(result.path)}: {_ICON[result.verdict]}"]
+    if result.error:
+        lines += ["", f"Error: {markdown_text(result.error)}"]
+    if result.failing_dimensions:
+        lines.append("")
+        for dim in result.failing_dimensions:
+            lines += _dimension_lines(result, dim)
+    for warning in result.warnings:
+        lines += ["", f"> {markdown_text(warning)}"]
+    return lines
+
+
+def _blocks(report: Report) -> list[str]:
+    rows = [_row(r) for r in report.results]
+    sections = ["\n".join(_section(r)) for r in report.results if r.verdict is not Verdict.PASS]
+    notes = ["\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
+    return rows + sections + notes
+
+
+def render_summary(
+    report: Report,
+    check_name: str = "evalgate",
+    limit: int = 1024 * 1024,
+    results_file: str | None = None,
+) -> str:
+    """The job summary in markdown, at most `limit` UTF-8 bytes, cut between blocks with a note."""
+    text = "\n".join(_header(report, check_name))
+    blocks = _blocks(report)
+    where = f" Full results: {markdown_code(results_file)}." if results_file else ""
+    # room for the longest note we might add, so adding it never breaks the limit
+    reserve = utf8_len(f"\n\n> **Note:** {len(blocks)} more part(s) not shown (size limit).{where}\n")
+    shown = 0
+    for block in blocks:
+        if utf8_len(text) + 1 + utf8_len(block) + reserve > limit:
+            break
+        text += "\n" + block
+        shown += 1
+    if shown < len(blocks):
+        text += f"\n\n> **Note:** {len(blocks) - shown} more part(s) not shown (size limit).{where}"
+    return text + "\n"

@@ -1,0 +1,267 @@
+"""A loopback GitHub REST API that holds every request to GitHub's own OpenAPI description.
+
+`FakeGitHub` serves the routes evalgate's reporter uses (check runs, statuses, issue comments) on
+127.0.0.1. Each request body is validated with `jsonschema` against the operation's requestBody schema
+in api.github.com.subset.json (all `$ref`s resolved against the whole document; OpenAPI's
+`nullable: true` turned into a JSON-Schema `null` type). A body that violates it gets 422, like GitHub,
+and is recorded in `violations`, which a test asserts is empty. Missing API headers are violations too.
+
+Faults are scripted per route: `fault("POST", "/repos/{owner}/{repo}/check-runs", 403, times=1)`.
+`url_prefix="/api/v3"` plays a GitHub Enterprise Server. Calling `stop()` makes the API "down".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import jsonschema
+
+REQUIRED_HEADERS = {
+    "Accept": "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+}
+
+
+def _nullable_to_json_schema(node: Any) -> Any:
+    """OpenAPI 3.0 `nullable: true` has no meaning to JSON Schema; express it as a `null` type."""
+    if isinstance(node, list):
+        return [_nullable_to_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _nullable_to_json_schema(value) for key, value in node.items()}
+    if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    return out
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request the server received."""
+
+    method: str
+    path: str  # without the prefix and query, e.g. /repos/o/r/check-runs
+    route: str  # the OpenAPI path template it matched, e.g. /repos/{owner}/{repo}/check-runs
+    query: Mapping[str, list[str]]
+    headers: Mapping[str, str]  # names lower-cased
+    body: Any
+
+
+@dataclass
+class Fault:
+    status: int
+    times: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted fault"
+
+
+class GitHubContract:
+    """The request-body validators of every operation in the OpenAPI description."""
+
+    def __init__(self, contract_path: Path) -> None:
+        document = _nullable_to_json_schema(json.loads(contract_path.read_text(encoding="utf-8")))
+        self.routes: list[tuple[str, str, re.Pattern[str]]] = []
+        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+        for template, operations in document["paths"].items():
+            pattern = re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$")
+            for method, operation in operations.items():
+                self.routes.append((method.upper(), template, pattern))
+                body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+                if body:
+                    # embed the components so "#/components/..." refs resolve from the schema's root
+                    schema = {**body["schema"], "components": document["components"]}
+                    self._validators[(method.upper(), template)] = jsonschema.Draft7Validator(schema)
+
+    def route(self, method: str, path: str) -> str | None:
+        for route_method, template, pattern in self.routes:
+            if route_method == method and pattern.match(path):
+                return template
+        return None
+
+    def violations(self, method: str, template: str, body: Any) -> list[str]:
+        validator = self._validators.get((method, template))
+        if validator is None:
+            return []
+        return [
+            f"{'/'.join(map(str, e.absolute_path)) or '<body>'}: {e.message}"
+            for e in validator.iter_errors(body)
+        ]
+
+
+class FakeGitHub:
+    """A threaded loopback GitHub API with state, a call log, contract checks and scripted faults."""
+
+    def __init__(self, contract_path: Path, url_prefix: str = "", per_page: int = 30) -> None:
+        self.contract = GitHubContract(contract_path)
+        self.url_prefix = url_prefix.rstrip("/")
+        self.default_per_page = per_page
+        self.calls: list[Call] = []
+        self.violations: list[str] = []
+        self.check_runs: dict[int, dict[str, Any]] = {}
+        self.statuses: list[dict[str, Any]] = []
+        self.comments: dict[int, dict[str, Any]] = {}  # id -> {"id", "body", "issue"}
+        self._faults: dict[tuple[str, str], list[Fault]] = {}
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Shut the server down; later requests get connection refused (the API is down)."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}{self.url_prefix}"
+
+    # ---- scripting -------------------------------------------------------------------------------
+    def fault(
+        self, method: str, route: str, status: int, times: int = 1, headers: dict[str, str] | None = None
+    ) -> None:
+        """Answer the next `times` calls to `method route` with `status` (and `headers`)."""
+        self._faults.setdefault((method, route), []).append(Fault(status, times, headers or {}))
+
+    def add_comment(self, issue: int, body: str) -> int:
+        """Seed an existing comment on an issue / PR."""
+        with self._lock:
+            comment_id = self._take_id()
+            self.comments[comment_id] = {"id": comment_id, "body": body, "issue": issue}
+        return comment_id
+
+    def calls_to(self, method: str, route: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method and c.route == route]
+
+    # ---- internals -------------------------------------------------------------------------------
+    def _take_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _pending_fault(self, method: str, route: str) -> Fault | None:
+        queue = self._faults.get((method, route), [])
+        while queue:
+            fault = queue[0]
+            if fault.times > 0:
+                fault.times -= 1
+                return fault
+            queue.pop(0)
+        return None
+
+    def _handle(
+        self, method: str, raw_path: str, headers: Mapping[str, str], raw_body: bytes
+    ) -> tuple[int, dict[str, str], Any]:
+        parts = urlsplit(raw_path)
+        path = parts.path
+        if not path.startswith(self.url_prefix):
+            return 404, {}, {"message": "Not Found"}
+        path = path[len(self.url_prefix) :]
+        route = self.contract.route(method, path)
+        try:
+            body = json.loads(raw_body) if raw_body else None
+        except ValueError:
+            body = "<invalid json>"
+        lowered = {name.lower(): value for name, value in headers.items()}
+        with self._lock:
+            self.calls.append(Call(method, path, route or "", parse_qs(parts.query), lowered, body))
+            for name, expected in REQUIRED_HEADERS.items():
+                if lowered.get(name.lower()) != expected:
+                    self.violations.append(f"{method} {path}: header {name} is {lowered.get(name.lower())!r}")
+            if not lowered.get("authorization", "").startswith("Bearer ") or "user-agent" not in lowered:
+                self.violations.append(f"{method} {path}: no bearer token or User-Agent")
+            if route is None:
+                return 404, {}, {"message": "Not Found"}
+            problems = self.contract.violations(method, route, body) if method in {"POST", "PATCH"} else []
+            if problems:
+                self.violations.extend(f"{method} {route}: {p}" for p in problems)
+                return 422, {}, {"message": "Validation Failed", "errors": problems}
+            fault = self._pending_fault(method, route)
+            if fault:
+                return fault.status, fault.headers, {"message": fault.message}
+            return self._serve(method, route, path, parse_qs(parts.query), body)
+
+    def _serve(
+        self, method: str, route: str, path: str, query: Mapping[str, list[str]], body: Any
+    ) -> tuple[int, dict[str, str], Any]:
+        segments = path.strip("/").split("/")
+        if route == "/repos/{owner}/{repo}/check-runs":
+            run_id = self._take_id()
+            output = dict(body.get("output") or {})
+            output["annotations"] = list(output.get("annotations", []))
+            self.check_runs[run_id] = {**body, "id": run_id, "output": output}
+            return 201, {}, {"id": run_id, "html_url": f"{self.url}/runs/{run_id}", "name": body["name"]}
+        if route == "/repos/{owner}/{repo}/check-runs/{check_run_id}" and method == "PATCH":
+            run = self.check_runs.get(int(segments[-1]))
+            if run is None:
+                return 404, {}, {"message": "Not Found"}
+            output = body.get("output") or {}
+            run["output"]["annotations"].extend(output.get("annotations", []))  # PATCH appends
+            return 200, {}, {"id": run["id"], "html_url": f"{self.url}/runs/{run['id']}"}
+        if route == "/repos/{owner}/{repo}/statuses/{sha}":
+            self.statuses.append({**body, "sha": segments[-1]})
+            return 201, {}, {"id": self._take_id(), "state": body["state"]}
+        if route == "/repos/{owner}/{repo}/issues/{issue_number}/comments" and method == "POST":
+            comment_id = self._take_id()
+            self.comments[comment_id] = {"id": comment_id, "body": body["body"], "issue": int(segments[-2])}
+            return 201, {}, {"id": comment_id, "body": body["body"]}
+        if route == "/repos/{owner}/{repo}/issues/{issue_number}/comments":
+            return self._list_comments(path, int(segments[-2]), query)
+        if route == "/repos/{owner}/{repo}/issues/comments/{comment_id}":
+            comment = self.comments.get(int(segments[-1]))
+            if comment is None:
+                return 404, {}, {"message": "Not Found"}
+            comment["body"] = body["body"]
+            return 200, {}, {"id": comment["id"], "body": comment["body"]}
+        return 404, {}, {"message": f"{method} {route} is not played by the fake"}
+
+    def _list_comments(
+        self, path: str, issue: int, query: Mapping[str, list[str]]
+    ) -> tuple[int, dict[str, str], Any]:
+        per_page = min(int(query.get("per_page", [self.default_per_page])[0]), self.default_per_page)
+        page = int(query.get("page", ["1"])[0])
+        items = [c for c in sorted(self.comments.values(), key=lambda c: c["id"]) if c["issue"] == issue]
+        chunk = items[(page - 1) * per_page : page * per_page]
+        headers = {}
+        if page * per_page < len(items):
+            headers["Link"] = f'<{self.url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
+        return 200, headers, [{"id": c["id"], "body": c["body"]} for c in chunk]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _respond(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                status, headers, payload = fake._handle(self.command, self.path, dict(self.headers), raw)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = _respond
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+                pass
+
+        return Handler
