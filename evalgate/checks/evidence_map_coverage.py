@@ -1,0 +1,192 @@
+"""evidence_map_coverage: every Key Finding has an Evidence Map row; rows are sourced and labelled.
+
+Matching findings to rows: Evidence Map rows are usually shortened paraphrases of the findings, so a
+finding and a row match on the share of their content words (lower-cased, 2+ characters, crudely
+stemmed; common function words, labels and URLs dropped) they have in common, over the smaller set.
+Pairs are taken greedily, best first, one row per finding; a pair counts when that share reaches
+MATCH_THRESHOLD.
+Findings still unmatched then take the unused rows in document order when they share at least
+ORDER_THRESHOLD of their words. A finding left without a row is reported on its own line.
+Counting backs this up: with fewer rows than findings, at least the difference is uncovered
+whatever the words say.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evalgate.checks import CheckOutcome
+from evalgate.document import Document, EvidenceRow, KeyFinding
+from evalgate.findings import DOI, URL
+from evalgate.results import Finding
+
+MATCH_THRESHOLD = 0.34
+ORDER_THRESHOLD = 0.15
+_LABEL = re.compile(r"^\s*(?:\*\*|__)?\[(?:fact|inference|assumption)\b", re.I)
+_WORD = re.compile(r"[a-z0-9]{2,}")
+_SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "with",
+        "that",
+        "this",
+        "from",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "they",
+        "them",
+        "their",
+        "there",
+        "these",
+        "those",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "its",
+        "can",
+        "may",
+        "might",
+        "must",
+        "should",
+        "would",
+        "could",
+        "will",
+        "does",
+        "did",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "what",
+        "all",
+        "any",
+        "each",
+        "every",
+        "more",
+        "most",
+        "less",
+        "least",
+        "such",
+        "only",
+        "also",
+        "very",
+        "because",
+        "therefore",
+        "thus",
+        "via",
+        "per",
+        "across",
+        "over",
+        "under",
+        "between",
+        "within",
+        "without",
+        "about",
+        "fact",
+        "inference",
+        "assumption",
+        "source",
+        "sources",
+        "confidence",
+        "high",
+        "medium",
+        "low",
+    ]
+)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Content words of a claim or row, for matching."""
+    words = _WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
+    # a crude stem (suffix off, first six letters) so 'ranked'/'ranking' and 'agents'/'agent' meet
+    return frozenset(_SUFFIX.sub("", w)[:6] for w in words if w not in _STOP)
+
+
+def match_rows(key_findings: tuple[KeyFinding, ...], rows: tuple[EvidenceRow, ...]) -> dict[int, EvidenceRow]:
+    """Key Finding number -> its Evidence Map row, for the findings that have one."""
+    kf_words = {kf.number: content_words(kf.claim) for kf in key_findings}
+    row_words = [content_words(row.claim) for row in rows]
+    pairs: list[tuple[float, int, int]] = []
+    for number, words in kf_words.items():
+        for i, rw in enumerate(row_words):
+            if words and rw:
+                share = len(words & rw) / min(len(words), len(rw))
+                if share >= MATCH_THRESHOLD:
+                    pairs.append((share, number, i))
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    matched: dict[int, EvidenceRow] = {}
+    used: set[int] = set()
+    for _share, number, i in pairs:
+        if number not in matched and i not in used:
+            matched[number] = rows[i]
+            used.add(i)
+    # Second pass, in document order: rows paraphrase heavily, so a finding left over may take the
+    # next unused row if they still share a few words (rows mostly follow the findings' order).
+    spare = [i for i in range(len(rows)) if i not in used]
+    leftover = [kf for kf in key_findings if kf.number not in matched]
+    for kf, i in zip(leftover, spare, strict=False):
+        words, rw = kf_words[kf.number], row_words[i]
+        if words and rw and len(words & rw) / min(len(words), len(rw)) >= ORDER_THRESHOLD:
+            matched[kf.number] = rows[i]
+    return matched
+
+
+def is_source_backed(cell: str) -> bool:
+    """A source cell carries at least one URL or DOI."""
+    return bool(URL.search(cell) or DOI.search(cell))
+
+
+def check(document: Document) -> CheckOutcome:
+    """Score Evidence Map coverage of the Key Findings and the rows' sources and labels (anchors 1-5)."""
+    if document.evidence_map is None:
+        section = document.find_section("evidence map")
+        return CheckOutcome(1, (Finding(section.line if section else 1, "no Evidence Map table found"),))
+    rows = tuple(r for r in document.evidence_rows if any(c.strip() for c in r.cells))
+    findings: list[Finding] = []
+    matched = match_rows(document.key_findings, rows)
+    unmatched = [kf for kf in document.key_findings if kf.number not in matched]
+    # Counting is the floor: n findings and n-1 rows leave one uncovered whatever the words say.
+    missing = max(len(unmatched), len(document.key_findings) - len(rows))
+    for kf in unmatched:
+        findings.append(
+            Finding(
+                kf.line, f"Key Finding {kf.number} has no matching Evidence Map row", end_line=kf.end_line
+            )
+        )
+    weak = 0
+    for row in rows:
+        problems = []
+        if not is_source_backed(row.source):
+            problems.append("its source cell has no URL or DOI")
+        if not _LABEL.match(row.claim):
+            problems.append("its claim cell does not begin with [fact], [inference] or [assumption]")
+        if problems:
+            weak += 1
+            findings.append(Finding(row.line, "Evidence Map row: " + "; ".join(problems)))
+    return CheckOutcome(score(missing, weak), tuple(findings))
+
+
+def score(missing: int, weak: int) -> int:
+    """The anchor for `missing` uncovered findings and `weak` unsourced or unlabelled rows."""
+    if missing >= 2:
+        return 1
+    if missing == 1:
+        return 2
+    if weak == 0:
+        return 5
+    return 4 if weak <= 2 else 3

@@ -1,0 +1,215 @@
+"""section_presence: every heading the template requires is present and none still holds template text.
+
+Exact about the rule, tolerant of the variation the 453-item corpus shows (see docs/checks.md):
+headings match by normalised title at any level (47 items put Output at `###`), `## Question /
+Hypothesis` stands for `## Research Question` (16 items), `Section 6 Synthesis` for `§6 Synthesis`
+(2 items), and "Risks, Gaps, and Uncertainties" matches with or without commas and "and". The
+italic notes the template asks writers to keep (`*(Populated from §6 Synthesis above.)*`) are not
+placeholders; the template's instruction sentences, a lone `-`, `TITLE` and the empty Evidence Map
+row are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evalgate.checks import CheckOutcome
+from evalgate.document import Document, Section, normalise_title
+from evalgate.results import Finding
+
+
+@dataclass(frozen=True)
+class RequiredSection:
+    """One heading the template requires: its display name, accepted title keys, and whether it is
+    one of the Findings' core parts (which weigh more in the anchors)."""
+
+    name: str
+    keys: tuple[str, ...]
+    core: bool = False
+    container: bool = False  # holds only subsections, so no own text is needed
+    parent: str | None = None  # a subsection; skipped (not counted again) when the parent is missing
+
+
+SKILL_STEPS = (
+    ("§0 Initialise", "0 initialise"),
+    ("§1 Question Decomposition", "1 question decomposition"),
+    ("§2 Investigation", "2 investigation"),
+    ("§3 Reasoning", "3 reasoning"),
+    ("§4 Consistency Check", "4 consistency check"),
+    ("§5 Depth and Breadth Expansion", "5 depth and breadth expansion"),
+    ("§6 Synthesis", "6 synthesis"),
+    ("§7 Recursive Review", "7 recursive review"),
+)
+
+REQUIRED: tuple[RequiredSection, ...] = (
+    RequiredSection("## Research Question", ("research question", "question hypothesis")),
+    RequiredSection("## Scope", ("scope",)),
+    RequiredSection("## Context", ("context",)),
+    RequiredSection("## Approach", ("approach",)),
+    RequiredSection("## Sources", ("sources",)),
+    RequiredSection("## Research Skill Output", ("research skill output",), container=True),
+    *(RequiredSection(f"### {name}", (key,), parent="## Research Skill Output") for name, key in SKILL_STEPS),
+    RequiredSection("## Findings", ("findings",), core=True, container=True),
+    RequiredSection("### Executive Summary", ("executive summary",), core=True, parent="## Findings"),
+    RequiredSection("### Key Findings", ("key findings",), core=True, parent="## Findings"),
+    RequiredSection("### Evidence Map", ("evidence map",), core=True, parent="## Findings"),
+    RequiredSection("### Assumptions", ("assumptions",), parent="## Findings"),
+    RequiredSection("### Analysis", ("analysis",), parent="## Findings"),
+    RequiredSection(
+        "### Risks, Gaps, and Uncertainties",
+        ("risks gaps and uncertainties", "risks gaps uncertainties"),
+        parent="## Findings",
+    ),
+    RequiredSection("### Open Questions", ("open questions",), parent="## Findings"),
+    RequiredSection("## Output", ("output", "output section")),
+)
+
+# The template's instruction sentences (_template.md). Any of them left in a section's own text
+# means the writer did not replace the template there.
+PLACEHOLDER_PHRASES = (
+    "State the specific, answerable question this research addresses",
+    "Restate the research question. Confirm scope",
+    "Why is this question worth answering now?",
+    "Decompose the question into sub-questions and describe how each will be investigated",
+    "Approach sub-questions broken into atomic questions",
+    "Evidence gathered per atomic question. Label each claim",
+    "Facts, inferences, and assumptions explicitly separated.",
+    "Internal contradictions identified and resolved (or explicitly flagged",
+    "Findings re-examined through relevant lenses",
+    "Final pass: every section justified, all threads synthesised",
+    "What is the answer to the research question? State the key conclusion directly.",
+    "Claim text as a complete sentence",
+    "Explicit assumptions made during the investigation and the justification for each.",
+    "**Assumption:** ... **Justification:** ...",
+    "How the evidence was weighed, what trade-offs were identified",
+    "What is still unknown? Where does the evidence fall short?",
+    "Questions that surfaced during research but are out of scope for this item.",
+    "[Smith et al. (YYYY) Source Title](https://url)",
+    "[Organisation Title](https://url) — brief description",
+)
+_PLACEHOLDER_KEYS = tuple((p, " ".join(p.lower().split())) for p in PLACEHOLDER_PHRASES)
+# Lines that carry nothing: a lone list marker (`-`, `1.`), a kept italic template note, a rule.
+_EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
+_EMPTY_MAP_ROW = re.compile(r"^\s*\|(?:\s*(?:high\s*/\s*medium\s*/\s*low)?\s*\|)+\s*$", re.I)
+_SKILL_PREFIX = re.compile(r"^section (?=\d)")
+
+
+def check(document: Document) -> CheckOutcome:
+    """Score the presence and filling-in of the template's required sections (anchors 1-5)."""
+    findings: list[Finding] = []
+    found: dict[str, Section | None] = {}
+    core_bad = minor_bad = 0
+    for required in REQUIRED:
+        parent = found.get(required.parent) if required.parent else None
+        section = _find(document, required, parent)
+        found[required.name] = section
+        if section is None:
+            if required.parent is not None and found.get(required.parent) is None:
+                continue  # the missing parent was counted once for all its subsections
+            findings.append(
+                Finding(_anchor_line(document, found, required), f"missing required section {required.name}")
+            )
+        else:
+            problem = _placeholder_problem(document, section, required)
+            if problem is None:
+                continue
+            findings.append(Finding(problem[0], f"{required.name} {problem[1]}"))
+        if required.core:
+            core_bad += 1
+        else:
+            minor_bad += 1
+    title_line = _template_title_line(document)
+    if title_line is not None:
+        findings.append(Finding(title_line, "the title is still the template's 'TITLE'"))
+        minor_bad += 1
+    return CheckOutcome(
+        score=_score(found["## Findings"] is None, core_bad, minor_bad), findings=tuple(findings)
+    )
+
+
+def _score(findings_missing: bool, core_bad: int, minor_bad: int) -> int:
+    if findings_missing or core_bad >= 2:
+        return 1
+    if core_bad == 1 or minor_bad >= 3:
+        return 2
+    return 5 - minor_bad  # 0 -> 5, 1 -> 4, 2 -> 3
+
+
+def _find(document: Document, required: RequiredSection, parent: Section | None = None) -> Section | None:
+    """The section for `required`, preferring one inside its parent (a stray `## Analysis` outside
+    Findings is not Findings' Analysis when Findings has its own)."""
+    if parent is not None:
+        inside = _find(document, required)
+        for section in document.sections:
+            if (
+                parent.line < section.line <= parent.end_line
+                and _SKILL_PREFIX.sub("", section.key) in required.keys
+            ):
+                return section
+        return inside
+    for section in document.sections:
+        key = _SKILL_PREFIX.sub("", section.key)
+        if key in required.keys:
+            return section
+    return None
+
+
+def _anchor_line(document: Document, found: dict[str, Section | None], required: RequiredSection) -> int:
+    """Where to report a missing section: its parent's heading, else the next required section
+    that is present, else the last line."""
+    parent = found.get(required.parent) if required.parent else None
+    if parent is not None:
+        return parent.line
+    names = [r.name for r in REQUIRED]
+    for later in REQUIRED[names.index(required.name) + 1 :]:
+        section = _find(document, later)
+        if section is not None:
+            return section.line
+    return max(len(document.lines), 1)
+
+
+def _own_lines(document: Document, section: Section) -> range:
+    end = section.end_line
+    for other in document.sections:
+        if section.line < other.line <= section.end_line:
+            end = other.line - 1
+            break
+    return range(section.line + 1, end + 1)
+
+
+def _placeholder_problem(
+    document: Document, section: Section, required: RequiredSection
+) -> tuple[int, str] | None:
+    """(line, what is wrong) when the section's own text is empty or template text, else None."""
+    numbers = _own_lines(document, section)
+    joined = " ".join(" ".join(document.lines[n - 1] for n in numbers).split()).lower()
+    for phrase, key in _PLACEHOLDER_KEYS:
+        if key in joined:
+            line = next(
+                (n for n in numbers if phrase[:30].lower() in document.lines[n - 1].lower()), section.line
+            )
+            return line, f"still holds the template's placeholder text {phrase!r}"
+    for n in numbers:
+        if _EMPTY_MAP_ROW.match(document.lines[n - 1]):
+            return n, "still holds the template's empty row"
+    if required.container:
+        return None
+    heading_lines = {s.line for s in document.sections}
+    # emptiness looks at the whole span: `### §2 Investigation` often holds only `####` sub-questions
+    whole = range(section.line + 1, section.end_line + 1)
+    if all(_EMPTY_LINE.match(document.lines[n - 1]) or n in heading_lines for n in whole):
+        return section.line, "is empty (only template markers such as a lone '-')"
+    return None
+
+
+def _template_title_line(document: Document) -> int | None:
+    data = document.front_matter.data or {}
+    if str(data.get("title", "")).strip() == "TITLE":
+        start = document.front_matter.start_line or 1
+        end = document.front_matter.end_line or start
+        return next((n for n in range(start, end + 1) if document.lines[n - 1].startswith("title:")), start)
+    for section in document.sections:
+        if section.level == 1 and normalise_title(section.title) == "title":
+            return section.line
+    return None
