@@ -55,14 +55,17 @@ def markdown_cell(text: str) -> str:
     return markdown_text(text)
 
 
-def markdown_code(text: str) -> str:
+def markdown_code(text: str, in_table: bool = False) -> str:
     """Untrusted text as inline code (e.g. a file path), safe whatever backticks it contains.
 
     Inline code shows text literally, so mentions and HTML are already inert there; the only risks are
-    a backtick closing the span early and a newline or pipe breaking a table row. The fence is made
-    longer than the longest backtick run inside, as CommonMark allows.
+    a backtick closing the span early and a newline (or, in a table, a pipe) breaking the row. The
+    fence is made longer than the longest backtick run inside, as CommonMark allows. GitHub splits
+    table cells on `|` even inside code, so there it is escaped; elsewhere `\\|` would show literally.
     """
-    one_line = " ".join(text.split()).replace("|", "\\|")
+    one_line = " ".join(text.split())
+    if in_table:
+        one_line = one_line.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", one_line)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if one_line.startswith("`") or one_line.endswith("`") or not one_line else ""

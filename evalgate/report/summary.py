@@ -48,7 +48,7 @@ def _row(result: FileResult) -> str:
     failing = ", ".join(f"{markdown_cell(d.id)} ({_score(d.score)})" for d in result.failing_dimensions)
     skipped = ", ".join(markdown_cell(d) for d in result.skipped)
     return (
-        f"| {markdown_code(result.path)} | {_ICON[result.verdict]} | {_score(result.mean)} "
+        f"| {markdown_code(result.path, in_table=True)} | {_ICON[result.verdict]} | {_score(result.mean)} "
         f"| {failing or '—'} | {skipped or '—'} |"
     )
 
@@ -92,7 +92,9 @@ def _section(result: FileResult) -> list[str]:
 def _blocks(report: Report) -> list[str]:
     rows = [_row(r) for r in report.results]
     sections = ["\n".join(_section(r)) for r in report.results if r.verdict is not Verdict.PASS]
-    notes = ["\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
+    notes = (
+        ["\n### Notes\n\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
+    )
     return rows + sections + notes
 
 
@@ -108,11 +110,14 @@ def render_summary(
     where = f" Full results: {markdown_code(results_file)}." if results_file else ""
     # room for the longest note we might add, so adding it never breaks the limit
     reserve = utf8_len(f"\n\n> **Note:** {len(blocks)} more part(s) not shown (size limit).{where}\n")
+    size = utf8_len(text)  # kept as a running total: re-measuring the text each time is quadratic
     shown = 0
     for block in blocks:
-        if utf8_len(text) + 1 + utf8_len(block) + reserve > limit:
+        block_size = 1 + utf8_len(block)
+        if size + block_size + reserve > limit:
             break
         text += "\n" + block
+        size += block_size
         shown += 1
     if shown < len(blocks):
         text += f"\n\n> **Note:** {len(blocks) - shown} more part(s) not shown (size limit).{where}"

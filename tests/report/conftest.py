@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalgate.report.github_api import RetryPolicy
+from evalgate.report.github_api import GitHubClient, RetryPolicy
 from evalgate.results import DimensionResult, FileResult, Finding, Report, RubricRef, Status, Verdict
 from tests.support.github_api import FakeGitHub
 
@@ -83,6 +83,12 @@ def many_findings_report(count: int) -> Report:
         dimensions=(dim("acronym_expansion", 1, *findings),),
     )
     return Report(RubricRef("research-loop", "abc123def456"), (result,))
+
+
+def client_for(fake: FakeGitHub, waits: list[float] | None = None) -> GitHubClient:
+    """A client of the fake with tiny retry waits; `waits` records each wait it asked for."""
+    sleep = waits.append if waits is not None else (lambda _s: None)
+    return GitHubClient("ghs_test_token", fake.url, FAST_RETRY, sleep=sleep)
 
 
 @pytest.fixture

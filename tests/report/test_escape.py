@@ -42,7 +42,8 @@ def test_markdown_cell_cannot_break_a_table_row_or_inject_html() -> None:
 def test_markdown_code_survives_backticks_and_pipes() -> None:
     assert markdown_code("a`b") == "``a`b``"
     assert markdown_code("`x") == "`` `x ``"
-    assert markdown_code("p|q\nr") == "`p\\|q r`"
+    assert markdown_code("p|q\nr", in_table=True) == "`p\\|q r`"
+    assert markdown_code("p|q") == "`p|q`"
 
 
 def test_markdown_text_is_one_line() -> None:

@@ -5,20 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalgate.report.github_api import GitHubClient
-from tests.report.conftest import FAST_RETRY
+from tests.report.conftest import FAST_RETRY, client_for
 from tests.support.github_api import FakeGitHub
 
 CHECK_RUNS = "/repos/{owner}/{repo}/check-runs"
 RUN_BODY = {"name": "evalgate", "head_sha": "a" * 40}
 
 
-def _client(fake: FakeGitHub, waits: list[float] | None = None) -> GitHubClient:
-    sleep = waits.append if waits is not None else (lambda _s: None)
-    return GitHubClient("ghs_test_token", fake.url, FAST_RETRY, sleep=sleep)
-
-
 def test_headers_sent_and_contract_clean(fake_github: FakeGitHub) -> None:
-    response = _client(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
+    response = client_for(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
     assert response.ok and response.status == 201
     call = fake_github.calls[0]
     assert call.headers["authorization"] == "Bearer ghs_test_token"
@@ -30,7 +25,7 @@ def test_headers_sent_and_contract_clean(fake_github: FakeGitHub) -> None:
 
 def test_fake_rejects_a_body_that_breaks_github_schema(fake_github: FakeGitHub) -> None:
     bad = {"name": "evalgate", "head_sha": "a" * 40, "output": {"title": "t", "summary": "x" * 70000}}
-    response = _client(fake_github).request("POST", "/repos/o/r/check-runs", json=bad)
+    response = client_for(fake_github).request("POST", "/repos/o/r/check-runs", json=bad)
     assert response.status == 422 and not response.ok
     assert any("summary" in v for v in fake_github.violations)
 
@@ -38,7 +33,7 @@ def test_fake_rejects_a_body_that_breaks_github_schema(fake_github: FakeGitHub) 
 def test_500_then_success_is_retried(fake_github: FakeGitHub) -> None:
     fake_github.fault("POST", CHECK_RUNS, 500, times=1)
     waits: list[float] = []
-    response = _client(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
+    response = client_for(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
     assert response.ok and response.attempts == 2
     assert len(fake_github.calls_to("POST", CHECK_RUNS)) == 2 and len(waits) == 1
 
@@ -46,7 +41,7 @@ def test_500_then_success_is_retried(fake_github: FakeGitHub) -> None:
 def test_429_honours_retry_after_capped(fake_github: FakeGitHub) -> None:
     fake_github.fault("POST", CHECK_RUNS, 429, times=1, headers={"Retry-After": "7"})
     waits: list[float] = []
-    response = _client(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
+    response = client_for(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
     assert response.ok
     assert waits == [FAST_RETRY.max_wait]  # 7 s asked, capped
 
@@ -54,21 +49,21 @@ def test_429_honours_retry_after_capped(fake_github: FakeGitHub) -> None:
 def test_429_retry_after_below_cap_is_used_as_is(fake_github: FakeGitHub) -> None:
     fake_github.fault("POST", CHECK_RUNS, 429, times=1, headers={"Retry-After": "0"})
     waits: list[float] = []
-    assert _client(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY).ok
+    assert client_for(fake_github, waits).request("POST", "/repos/o/r/check-runs", json=RUN_BODY).ok
     assert waits == [0.0]
 
 
 def test_secondary_rate_limit_403_is_retried_but_permission_403_is_not(fake_github: FakeGitHub) -> None:
     fake_github.fault("POST", CHECK_RUNS, 403, times=1, headers={"Retry-After": "0"})
-    assert _client(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY).ok
+    assert client_for(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY).ok
     fake_github.fault("POST", CHECK_RUNS, 403, times=5)
-    denied = _client(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
+    denied = client_for(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
     assert denied.status == 403 and denied.attempts == 1 and "403" in (denied.error or "")
 
 
 def test_persistent_500_gives_up_after_bounded_attempts(fake_github: FakeGitHub) -> None:
     fake_github.fault("POST", CHECK_RUNS, 502, times=10)
-    response = _client(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
+    response = client_for(fake_github).request("POST", "/repos/o/r/check-runs", json=RUN_BODY)
     assert not response.ok and response.status == 502
     assert len(fake_github.calls_to("POST", CHECK_RUNS)) == FAST_RETRY.attempts
 
@@ -88,7 +83,7 @@ def test_enterprise_server_prefix_and_pagination(github_contract: Path) -> None:
         for i in range(65):
             fake.add_comment(7, f"comment {i}")
         fake.add_comment(8, "other PR")
-        listing = _client(fake).paginate("/repos/o/r/issues/7/comments")
+        listing = client_for(fake).paginate("/repos/o/r/issues/7/comments")
         assert listing.ok and [c["body"] for c in listing.data] == [f"comment {i}" for i in range(65)]
         assert len(fake.calls) == 3 and all(c.route for c in fake.calls)
         assert fake.violations == []
