@@ -1,0 +1,70 @@
+"""Evidence quotes: found despite re-typing (quotes, dashes, emphasis, wrapping, case), located by
+line, and flagged when the document does not contain them."""
+
+from __future__ import annotations
+
+from evalgate.judging.evidence import normalise, verify_quotes
+
+DOCUMENT = """---
+title: Caching study
+---
+# Does caching halve CI time?
+
+## Executive Summary
+
+Caching the **dependency layer** cuts median CI time
+from 9 to 4 minutes — a “55% saving” on `main` [fact].
+
+- Cold builds still take 9–10 minutes [inference].
+"""
+
+
+def only(quote: str) -> tuple[bool, int | None]:
+    (evidence,) = verify_quotes(DOCUMENT, [quote])
+    assert evidence.quote == quote
+    return evidence.verified, evidence.line
+
+
+def test_exact_quote_with_line() -> None:
+    assert only("Caching the **dependency layer** cuts median CI time") == (True, 8)
+
+
+def test_retyped_quote_is_verified() -> None:
+    # emphasis dropped, line break joined, em dash as hyphen, curly quotes as straight, code marks gone
+    assert only(
+        'caching the dependency layer cuts median CI time from 9 to 4 minutes - a "55% saving" on main'
+    )[0]
+    assert only("Cold builds still take 9-10 minutes") == (True, 11)
+    assert only("“Cold builds still take 9–10 minutes.”") == (True, 11)
+
+
+def test_quote_spanning_lines_reports_its_first_line() -> None:
+    assert only("median CI time from 9 to 4") == (True, 8)
+    assert only("from 9 to 4 minutes") == (True, 9)
+
+
+def test_ellipsis_matches_parts_in_order() -> None:
+    assert only("Caching the dependency layer ... 55% saving") == (True, 8)
+    assert only("Caching the … [fact]") == (True, 8)
+    assert only("Caching … [fact]") == (True, 2)  # the earliest "caching" (front matter) starts it
+    assert only("Caching the dependency layer [...] on main") == (True, 8)
+    assert only("55% saving ... Caching the dependency layer") == (False, None)
+
+
+def test_invented_or_paraphrased_quote_is_flagged() -> None:
+    assert only("Caching halves CI time") == (False, None)
+    assert only("cuts mean CI time") == (False, None)
+    assert only("") == (False, None)
+    assert only("...") == (False, None)
+
+
+def test_many_quotes_keep_order() -> None:
+    results = verify_quotes(DOCUMENT, ["[inference]", "not here", "Executive Summary"])
+    assert [(e.verified, e.line) for e in results] == [(True, 11), (False, None), (True, 6)]
+
+
+def test_normalise_tracks_lines_and_collapses_whitespace() -> None:
+    n = normalise("A  *b*\n\n\tC—D\n")
+    assert n.text == "a b c-d"
+    assert n.lines[0] == 1 and n.lines[-1] == 3
+    assert len(n.lines) == len(n.text)
