@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     changed.add_argument("--head", default="HEAD")
     changed.add_argument("--paths", default=None, help="glob (default Research/completed/**/*.md)")
     changed.add_argument("--repo", default=".")
+    changed.add_argument(
+        "--three-dot", action="store_true", help="diff from the merge base (as a pull request)"
+    )
 
     schema = sub.add_parser("schema", help="print the JSON schema of a rubric file or of .evalgate.yml")
     schema.add_argument("which", choices=("rubric", "config"))
@@ -182,10 +185,13 @@ def cmd_changed(args: argparse.Namespace) -> int:
     from evalgate.config import DEFAULT_PATHS
 
     try:
-        changes = changed_files(Path(args.repo), args.base, args.head, args.paths or DEFAULT_PATHS)
+        changes = changed_files(
+            Path(args.repo), args.base, args.head, args.paths or DEFAULT_PATHS, three_dot=args.three_dot
+        )
     except ChangeDetectionError as exc:
         raise UsageError(str(exc)) from None
-    sys.stdout.write(format_changes(changes))
+    text = format_changes(changes)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_PASS
 
 

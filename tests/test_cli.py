@@ -1,0 +1,152 @@
+"""`evalgate check` end to end: bad input is a per-file ERROR, the run goes on, exit codes hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evalgate.cli import main
+
+GOOD = """---
+title: "Item"
+---
+
+# Item
+
+## Research Question
+
+Does it work?
+"""
+
+
+def run_json(args, capsys):
+    code = main(["check", "--format", "json", *args])
+    out = capsys.readouterr()
+    return code, json.loads(out.out), out.err
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_bad_inputs_each_get_a_clear_error_and_the_run_goes_on(workdir, capsys):
+    (workdir / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    (workdir / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workdir / "empty.md").write_bytes(b"")
+    (workdir / "huge.md").write_bytes(b"# big\n" + b"word " * (2 * 1024 * 1024))
+    (workdir / "nofront.md").write_text("# Just a heading\n\nText.\n")
+    (workdir / "brokenfront.md").write_text("---\ntitle: [unclosed\n---\n\n# T\n")
+    (workdir / "crlf.md").write_bytes(("\ufeff" + GOOD).replace("\n", "\r\n").encode("utf-8"))
+    (workdir / "nomd").mkdir()
+    outside = workdir.parent / f"{workdir.name}-outside.md"
+    outside.write_text(GOOD)
+    os.symlink(outside, workdir / "escape.md")
+    subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+
+    code, report, err = run_json(
+        [
+            "latin1.md",
+            "binary.md",
+            "empty.md",
+            "huge.md",
+            "nofront.md",
+            "brokenfront.md",
+            "crlf.md",
+            "missing.md",
+            "nomd",
+            "escape.md",
+        ],
+        capsys,
+    )
+    assert code == 1
+    assert "Traceback" not in err
+    by_path = {r["path"]: r for r in report["results"]}
+    assert set(by_path) == {
+        "latin1.md",
+        "binary.md",
+        "empty.md",
+        "huge.md",
+        "nofront.md",
+        "brokenfront.md",
+        "crlf.md",
+        "missing.md",
+        "nomd",
+        "escape.md",
+    }
+    errors = {p: r["error"] for p, r in by_path.items() if r["verdict"] == "ERROR"}
+    assert "UTF-8" in errors["latin1.md"]
+    assert "binary" in errors["binary.md"].lower()
+    assert "MB" in errors["huge.md"] or "large" in errors["huge.md"]
+    assert errors["missing.md"] == "no such file or directory"
+    assert "no markdown" in errors["nomd"]
+    assert "outside the repository root" in errors["escape.md"]
+    # readable files are evaluated, with findings rather than errors
+    for readable in ("empty.md", "nofront.md", "brokenfront.md", "crlf.md"):
+        assert by_path[readable]["verdict"] == "FAIL", readable
+        assert by_path[readable]["error"] is None
+        assert len(by_path[readable]["dimensions"]) == 9
+    assert report["summary"]["errors"] == 6
+
+
+def test_json_shape(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    code, report, _ = run_json(["a.md"], capsys)
+    assert code == 1
+    assert set(report) >= {"rubric", "results", "summary"}
+    assert set(report["rubric"]) == {"id", "version"}
+    result = report["results"][0]
+    assert set(result) >= {"path", "verdict", "mean", "hard_failures", "error", "dimensions"}
+    dim = result["dimensions"][0]
+    assert set(dim) >= {"id", "kind", "score", "status", "hard_fail", "findings"}
+    judged = [d for d in result["dimensions"] if d["kind"] == "judge"]
+    assert judged and all(d["status"] == "skipped" and d["score"] is None for d in judged)
+    assert any("skipped" in n for n in report["summary"]["notes"])
+
+
+def test_jsonl_is_one_result_per_line(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    (workdir / "b.md").write_text(GOOD)
+    main(["check", "--format", "jsonl", "a.md", "b.md"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["path"] for line in lines] == ["a.md", "b.md"]
+
+
+def test_usage_errors_exit_2(workdir, capsys):
+    (workdir / ".evalgate.yml").write_text("rubrik: x\n")
+    assert main(["check", "x.md"]) == 2
+    assert "rubrik: unknown key" in capsys.readouterr().err
+    (workdir / ".evalgate.yml").unlink()
+    assert main(["check", "--rubric", "no-such-pack", "x.md"]) == 2
+    assert main(["check", "--judge", "bogus:thing", "x.md"]) == 2
+    err = capsys.readouterr().err
+    assert "copilot" in err and "openai" in err
+
+
+def test_output_file_and_unwritable_output(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    assert main(["check", "--format", "json", "--output", "out.json", "a.md"]) == 1
+    assert json.loads((workdir / "out.json").read_text())["results"][0]["path"] == "a.md"
+    # a results path that cannot be written (its parent is a file): the report still reaches stdout
+    assert main(["check", "--format", "json", "--output", "a.md/out.json", "a.md"]) == 2
+    out = capsys.readouterr()
+    assert json.loads(out.out)["results"][0]["path"] == "a.md"
+    assert "cannot write a.md/out.json" in out.err
+
+
+def test_console_script_never_prints_a_traceback(workdir):
+    (workdir / "binary.md").write_bytes(b"\x00\x01\x02")
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalgate", "check", "binary.md", "nothing-here.md"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "ERROR binary.md" in proc.stdout
