@@ -1,0 +1,76 @@
+"""The backend registry: a `--judge` spec (`NAME[:ARG]`) -> a configured, retrying backend."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from evalgate.judging.backends import Backend, UnknownBackendError
+from evalgate.judging.backends.command import CommandBackend
+from evalgate.judging.backends.copilot import CopilotBackend
+from evalgate.judging.backends.openai_compat import OpenAIBackend
+from evalgate.judging.backends.pricing import PriceTable
+from evalgate.judging.backends.replay import RecordingBackend, ReplayBackend
+from evalgate.judging.backends.retry import RetryingBackend
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """How every backend is run: per-call timeout (s), total attempts, prices, environment, recording."""
+
+    timeout: float = 300.0
+    attempts: int = 3
+    prices: PriceTable | None = None
+    environ: Mapping[str, str] | None = None  # None: the process environment
+    record_dir: str | Path | None = None  # wrap the backend in RecordingBackend (the CLI's --record DIR)
+
+
+def _copilot(arg: str, s: BackendSettings) -> Backend:
+    return CopilotBackend(arg or None, timeout=s.timeout, prices=s.prices, environ=s.environ)
+
+
+def _openai(arg: str, s: BackendSettings) -> Backend:
+    if not arg:
+        raise ValueError("openai: name the model, e.g. openai:gpt-4o-mini")
+    return OpenAIBackend(arg, timeout=s.timeout, prices=s.prices, environ=s.environ)
+
+
+def _command(arg: str, s: BackendSettings) -> Backend:
+    return CommandBackend(arg, timeout=s.timeout)
+
+
+def _replay(arg: str, s: BackendSettings) -> Backend:
+    if not arg:
+        raise ValueError("replay: name the directory of recordings, e.g. replay:tests/recordings")
+    return ReplayBackend(arg)
+
+
+BACKENDS: dict[str, Callable[[str, BackendSettings], Backend]] = {
+    "copilot": _copilot,
+    "openai": _openai,
+    "command": _command,
+    "replay": _replay,
+}
+
+
+def make_backend(spec: str, **settings: Any) -> Backend:
+    """Build the backend a spec names, wrapped in bounded retries (and recording if asked).
+
+    Raises UnknownBackendError for an unknown name and ValueError for a bad argument or setting.
+    """
+    known = {f.name for f in fields(BackendSettings)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        listed = f"{', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        raise ValueError(f"unknown backend setting(s) {listed}")
+    config = BackendSettings(**settings)
+    name, _, arg = spec.strip().partition(":")
+    factory = BACKENDS.get(name)
+    if factory is None:
+        raise UnknownBackendError(f"unknown judge backend {name!r} in {spec!r}; known: {', '.join(BACKENDS)}")
+    backend: Backend = RetryingBackend(factory(arg, config), attempts=config.attempts)
+    if config.record_dir is not None:
+        backend = RecordingBackend(backend, config.record_dir)
+    return backend

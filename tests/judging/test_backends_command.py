@@ -1,0 +1,78 @@
+"""The command backend: argv without a shell, prompt on stdin, reply on stdout, exit codes, timeout."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalgate.judging.backends import BackendError
+from evalgate.judging.backends.command import CommandBackend
+
+PY = sys.executable
+
+
+def _script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "judge.py"
+    path.write_text(body, encoding="utf-8")
+    return f"{PY} {path}"
+
+
+def test_prompt_on_stdin_reply_on_stdout(tmp_path: Path) -> None:
+    command = _script(tmp_path, "import sys; data = sys.stdin.read(); print(len(data), data[-5:], end='')")
+    prompt = "é" * 100_000 + "tail!"
+    reply = CommandBackend(command).complete(prompt)
+    assert reply.text == "100005 tail!"
+    assert reply.model == PY and reply.tokens_in is None
+
+
+def test_nonzero_exit_carries_stderr_tail(tmp_path: Path) -> None:
+    command = _script(tmp_path, "import sys; sys.stderr.write('x' * 5000 + 'model overloaded'); sys.exit(3)")
+    with pytest.raises(BackendError) as caught:
+        CommandBackend(command).complete("p")
+    message = str(caught.value)
+    assert "exit code 3" in message and message.endswith("model overloaded")
+    assert len(message) < 700  # a tail, not the whole stderr
+    assert not caught.value.retryable
+
+
+def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    marker = tmp_path / "survived"
+    grandchild = tmp_path / "grandchild.py"
+    grandchild.write_text(f"import time\ntime.sleep(1.0)\nopen({str(marker)!r}, 'w').close()\n")
+    # The judge starts a grandchild that would write the marker after the timeout: killing only the
+    # direct child would let it live on.
+    spawn = f"subprocess.Popen([sys.executable, {str(grandchild)!r}])"
+    body = f"import subprocess, sys, time\n{spawn}\ntime.sleep(30)\n"
+    with pytest.raises(BackendError, match=r"timed out after 0\.3 s"):
+        CommandBackend(_script(tmp_path, body), timeout=0.3).complete("p")
+    time.sleep(1.5)  # past the grandchild's write, had it survived
+    assert not marker.exists()
+
+
+SHELL_TAILS = ["; touch {m}", "$(touch {m})", "`touch {m}`", "| touch {m}", "&& touch {m}"]
+
+
+@pytest.mark.parametrize(
+    "tail", ["; touch {m}", "$(touch {m})", "`touch {m}`", "| touch {m}", "&& touch {m}"]
+)
+def test_shell_syntax_stays_literal(tmp_path: Path, tail: str) -> None:
+    marker = tmp_path / "pwned"
+    command = f"{PY} -c 'import sys; print(sys.argv[1:])' " + tail.format(m=marker)
+    reply = CommandBackend(command).complete("p")
+    assert str(marker) in reply.text  # arrived as an argument
+    assert not marker.exists()  # and nothing ran it
+
+
+def test_missing_program_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(BackendError, match=r"cannot run .*no-such-judge"):
+        CommandBackend(str(tmp_path / "no-such-judge")).complete("p")
+
+
+def test_empty_or_unbalanced_spec_is_rejected() -> None:
+    with pytest.raises(ValueError, match="names no program"):
+        CommandBackend("  ")
+    with pytest.raises(ValueError, match="cannot split"):
+        CommandBackend("judge 'unclosed")
