@@ -16,7 +16,7 @@ from evalgate import __version__
 from evalgate.config import Config, ConfigError, config_json_schema, load_config
 from evalgate.judging.backends import UnknownBackendError
 from evalgate.results import Report, Verdict
-from evalgate.rubric import RubricError, load_rubric, pack_names, rubric_json_schema
+from evalgate.rubric import Rubric, RubricError, load_rubric, pack_names, rubric_json_schema
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "jsonl", "markdown", "sarif")
@@ -116,12 +116,19 @@ def render(report: Report, fmt: str, *, verbose: bool = False) -> str:
 
         return render_summary(report)
     if fmt == "sarif":
-        from evalgate.report.sarif import render_sarif
+        from evalgate.report.sarif import to_sarif
 
-        return render_sarif(report)
+        return json.dumps(to_sarif(report, _rubric_of(report)), indent=2) + "\n"
     from evalgate.report.text import render_text
 
     return render_text(report, verbose=verbose)
+
+
+def _rubric_of(report: Report) -> Rubric | None:
+    try:
+        return load_rubric(report.rubric.id)
+    except RubricError:
+        return None
 
 
 def exit_code(report: Report) -> int:

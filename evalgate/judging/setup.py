@@ -1,0 +1,88 @@
+"""From a run's configuration to judged dimension results per file.
+
+`make_judges` builds the configured backends once per run; `judge_documents` keeps `jobs` calls in
+flight over every (document x judge) pair, one call per pair scoring all judged dimensions, and
+combines several judges' results per dimension (see `evalgate.ensemble`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from evalgate.config import Config
+from evalgate.document import Document
+from evalgate.ensemble import combine_dimension
+from evalgate.judging.backends import Backend
+from evalgate.judging.backends.registry import make_backend
+from evalgate.judging.cache import JudgeCache
+from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
+from evalgate.results import DimensionResult, JudgeCall
+from evalgate.rubric import Rubric
+
+Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
+
+
+def make_judges(config: Config) -> list[Backend]:
+    """One backend per `--judge` spec (retrying; recording when `record_dir` is set)."""
+    prices = {model: (p.input, p.output) for model, p in config.prices.items()} or None
+    return [
+        make_backend(spec, timeout=config.judge_timeout, prices=prices, record_dir=config.record_dir)
+        for spec in config.judges
+    ]
+
+
+def _generator_warning(document: Document, judges: Sequence[Backend], config: Config) -> list[str]:
+    """Judge != generator: warn when a judge is of the family of the model that wrote the document."""
+    data = document.front_matter.data or {}
+    generator = str(data.get("model") or data.get("generator") or config.generator_model or "").strip()
+    if not generator:
+        return []
+    family = generator.lower().split(":")[-1].split("/")[-1].split("-")[0]
+    out = []
+    for j in judges:
+        model = (j.model or "").lower().split("/")[-1]
+        if family and model.startswith(family):
+            out.append(f"judge {judge_label(j)} is of the same model family as the generator ({generator})")
+    return out
+
+
+def judge_documents(
+    config: Config,
+    rubric: Rubric,
+    judges: Sequence[Backend],
+    documents: Sequence[tuple[str, Document | None]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> Judged:
+    """Judge every document with every judge; results keyed by the document's display path."""
+    cache = JudgeCache(Path(config.cache_dir)) if config.cache else None
+    present = [(path, doc) for path, doc in documents if doc is not None]
+    jobs = [
+        JudgeJob(document=doc, rubric=rubric, backend=judge, seed=config.seed, cache=cache)
+        for _, doc in present
+        for judge in judges
+    ]
+    outcomes = judge_many(jobs, max_workers=config.jobs)
+    if progress is not None:
+        progress(len(present), len(present))
+
+    judged: Judged = {}
+    per_doc = len(judges)
+    for i, (path, doc) in enumerate(present):
+        mine: list[JudgeOutcome] = outcomes[i * per_doc : (i + 1) * per_doc]
+        labels = [judge_label(j) for j in judges]
+        dims = [
+            combine_dimension(
+                dim,
+                [
+                    (label, next(d for d in o.dimensions if d.id == dim.id))
+                    for label, o in zip(labels, mine, strict=True)
+                ],
+                rubric.policy.ensemble,
+            )
+            for dim in rubric.judged
+        ]
+        warnings = [w for o in mine for w in o.warnings] + _generator_warning(doc, judges, config)
+        judged[path] = (dims, [o.call for o in mine], warnings)
+    return judged
