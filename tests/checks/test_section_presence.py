@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from evalgate.checks import section_presence
+from evalgate.document import parse_document
+from tests.checks.harmless import HARMLESS
+from tests.checks.research_item import line_of, research_item
+
+
+def run(text: str) -> section_presence.CheckOutcome:
+    return section_presence.check(parse_document(text))
+
+
+@pytest.mark.parametrize("edit", HARMLESS, ids=lambda f: f.__name__)
+def test_harmless_edits_keep_the_score(edit) -> None:
+    assert (run(edit(research_item())).score, run(edit(research_item())).findings) == (5, ())
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        lambda t: t.replace("## Research Question", "## Question / Hypothesis"),
+        lambda t: t.replace("## Output", "### Output"),
+        lambda t: t.replace("### §6 Synthesis", "### Section 6 Synthesis"),
+        lambda t: t.replace("Risks, Gaps, and Uncertainties", "Risks, gaps and uncertainties"),
+    ],
+)
+def test_corpus_variations_are_tolerated(variant) -> None:
+    assert run(variant(research_item())).score == 5
+
+
+@pytest.mark.parametrize(
+    ("dropped", "expected"),
+    [("Scope", 4), ("Research Skill Output", 4), ("§3 Reasoning", 4), ("Key Findings", 2), ("Findings", 1)],
+)
+def test_deleting_a_section_lowers_the_score(dropped: str, expected: int) -> None:
+    outcome = run(research_item(drop_section=dropped))
+    assert outcome.score == expected
+    assert any(dropped in f.message and "missing" in f.message for f in outcome.findings)
+
+
+def test_missing_section_is_reported_where_it_belongs() -> None:
+    text = research_item(drop_section="Scope")
+    (finding,) = run(text).findings
+    assert finding.line == line_of(text, "## Context")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("Policy drift between stages causes silent enforcement gaps.", "-", "## Context"),
+        (
+            "How can a deployment pipeline prove two stages evaluate identical policy?",
+            "State the specific, answerable question this research addresses.",
+            "State the specific",
+        ),
+        ("- Key rotation was not examined.", "-", "### Risks"),
+    ],
+)
+def test_template_text_lowers_the_score(old: str, new: str, where: str) -> None:
+    text = research_item().replace(old, new)
+    outcome = run(text)
+    assert outcome.score == 4
+    assert [f.line for f in outcome.findings] == [line_of(text, where)]
+
+
+def test_template_evidence_row_and_title() -> None:
+    text = research_item().replace("|---|---|---|---|", "|---|---|---|---|\n| | | high / medium / low | |")
+    outcome = run(text)
+    assert outcome.score == 2 and "empty row" in outcome.findings[0].message
+    titled = research_item().replace('title: "Policy digest equality"', 'title: "TITLE"')
+    assert run(titled).score == 4

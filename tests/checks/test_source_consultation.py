@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from evalgate.checks import source_consultation
+from evalgate.document import parse_document
+from tests.checks.harmless import HARMLESS
+from tests.checks.research_item import research_item
+
+
+def run(text: str) -> source_consultation.CheckOutcome:
+    return source_consultation.check(parse_document(text))
+
+
+@pytest.mark.parametrize("edit", HARMLESS, ids=lambda f: f.__name__)
+def test_harmless_edits_keep_the_score(edit) -> None:
+    assert (run(edit(research_item())).score, run(edit(research_item())).findings) == (5, ())
+
+
+def test_one_unchecked_source_is_reported_on_its_line() -> None:
+    text = research_item(boxes=["x", " ", "x", "x", "x", "x"])
+    outcome = run(text)
+    assert outcome.score == 3
+    assert [f.line for f in outcome.findings] == [
+        text.split("\n").index("- [ ] [Reference 1](https://example.org/ref/2) — what it shows") + 1
+    ]
+
+
+def test_nothing_checked_and_no_sources() -> None:
+    assert run(research_item(boxes=[" "] * 6)).score == 1
+    assert run(research_item(drop_section="Sources")).score == 1
+
+
+def test_checked_but_never_cited() -> None:
+    text = research_item().replace("Cited: ", "Cited nowhere. ").replace(" https://example.org/ref/6", "")
+    text = text.replace("https://example.org/ref/6", "https://example.org/ref/6", 1)
+    body_free = text.split("## Research Skill Output")[0] + "## Findings\n\nNothing cited.\n"
+    outcome = run(body_free)
+    assert outcome.score == 2
+    assert all("never cited" in f.message for f in outcome.findings)
+
+
+def test_url_normalisation_matches_scheme_www_and_slash() -> None:
+    n = source_consultation.normalise_url
+    assert n("http://www.Example.org/a/") == n("https://example.org/a#part")

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evalgate.checks import registry, run_check
+from evalgate.document import DocumentError, parse_document, read_document
+from evalgate.markdown_scan import scan_lines
+from evalgate.results import Status
+
+ITEM = """---
+title: "Example"
+status: completed
+---
+
+# Example
+
+## Findings
+
+### Executive Summary
+
+Digests prove equality, e.g. for bundles. They are cheap.
+
+### Key Findings
+
+1. **First claim words here.** ([fact]; high confidence; source: https://a.example/1)
+2) [inference; source: https://b.example] Second claim text. Sources: https://c.example
+
+```md
+# not a heading
+```
+
+### Evidence Map
+
+| Claim | Source | Confidence | Notes |
+|---|---|---|---|
+| [fact] First | https://a.example/1 | high | n |
+
+## Sources
+
+- [x] [A](https://a.example/1) — first
+- [ ] [B](https://b.example) — second
+- plain https://c.example
+"""
+
+
+def test_parse_fills_the_contract() -> None:
+    doc = parse_document(ITEM, path="x.md")
+    assert doc.front_matter.data == {"title": "Example", "status": "completed"}
+    assert (doc.front_matter.start_line, doc.front_matter.end_line) == (1, 4)
+    assert [(s.level, s.title, s.line) for s in doc.sections][:3] == [
+        (1, "Example", 6),
+        (2, "Findings", 8),
+        (3, "Executive Summary", 10),
+    ]
+    assert doc.code_blocks == ((19, 21),)
+    assert "not a heading" not in [s.title for s in doc.sections]
+    assert doc.executive_summary is not None
+    assert doc.executive_summary.first_sentence == "Digests prove equality, e.g. for bundles."
+    assert [k.claim for k in doc.key_findings] == ["**First claim words here.**", "Second claim text."]
+    assert [k.line for k in doc.key_findings] == [16, 17]
+    assert doc.evidence_rows[0].line == 27 and doc.evidence_rows[0].source == "https://a.example/1"
+    assert [(s.line, s.checked, s.urls) for s in doc.sources] == [
+        (31, True, ("https://a.example/1",)),
+        (32, False, ("https://b.example",)),
+        (33, None, ("https://c.example",)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "edit", [lambda t: t.replace("\n", "\r\n"), lambda t: "\ufeff" + t, lambda t: t.replace("\n", "  \n")]
+)
+def test_line_ends_bom_and_trailing_spaces_change_nothing(edit) -> None:
+    plain, edited = parse_document(ITEM), parse_document(edit(ITEM))
+    assert [(s.line, s.end_line, s.title) for s in edited.sections] == [
+        (s.line, s.end_line, s.title) for s in plain.sections
+    ]
+    assert [(k.line, k.claim) for k in edited.key_findings] == [(k.line, k.claim) for k in plain.key_findings]
+    assert edited.code_blocks == plain.code_blocks and len(edited.lines) == len(plain.lines)
+
+
+def test_broken_and_hostile_front_matter_are_error_values() -> None:
+    broken = parse_document("---\ntitle: [unclosed\nok: 1\n---\n# T\n")
+    assert broken.front_matter.data is None and broken.front_matter.error
+    assert broken.front_matter.error_line is not None and broken.front_matter.error_line >= 2
+    tagged = parse_document("---\nx: !!python/object/apply:os.system ['true']\n---\n")
+    assert tagged.front_matter.data is None and "invalid YAML" in (tagged.front_matter.error or "")
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8)
+        )
+        + "---\n"
+    )
+    assert "expands" in (parse_document(bomb).front_matter.error or "")
+    deep = parse_document("---\nx: " + "[" * 50000 + "\n---\n")
+    assert "nests deeper" in (deep.front_matter.error or "")
+    assert parse_document("---\n- a list\n---\n").front_matter.error
+    assert parse_document("---\nno closing line\n").front_matter.error
+
+
+def test_scan_is_exact_about_fences() -> None:
+    lines = ("````", "```", "# inside", "````", "## after", "~~~", "# x", "~~~")
+    scan = scan_lines(lines)
+    assert scan.headings == ((5, 2, "after"),)
+    assert scan.code_blocks == ((1, 4), (6, 8))
+
+
+def test_setext_heading_and_closing_hashes() -> None:
+    doc = parse_document("Title\n=====\n\n## Scope ##\n\ntext\n")
+    assert [(s.level, s.title, s.line) for s in doc.sections] == [(1, "Title", 1), (2, "Scope", 4)]
+
+
+def test_read_document_refuses_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match="no such file"):
+        read_document(tmp_path / "absent.md")
+    with pytest.raises(DocumentError, match="not a regular file"):
+        read_document(tmp_path)
+    (tmp_path / "latin1.md").write_bytes(b"# caf\xe9\n")
+    with pytest.raises(DocumentError, match="offset 5"):
+        read_document(tmp_path / "latin1.md")
+    (tmp_path / "bin.md").write_bytes(b"# a\x00b")
+    with pytest.raises(DocumentError, match="NUL byte at offset 3"):
+        read_document(tmp_path / "bin.md")
+    (tmp_path / "big.md").write_bytes(b"x" * 2000)
+    with pytest.raises(DocumentError, match="2000 bytes"):
+        read_document(tmp_path / "big.md", max_bytes=1000)
+    (tmp_path / "empty.md").write_bytes(b"")
+    empty = read_document(tmp_path / "empty.md")
+    assert empty.lines == () and empty.sections == ()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.md")
+        with pytest.raises(DocumentError, match="not a regular file"):
+            read_document(tmp_path / "fifo.md")
+
+
+def test_every_corpus_item_parses_and_checks(corpus_dir: Path) -> None:
+    paths = sorted(corpus_dir.glob("*.md"))
+    assert len(paths) >= 400
+    for path in paths:
+        doc = read_document(path)
+        assert doc.sections, path
+        for name in registry():
+            result = run_check(name, doc)
+            assert result.status is Status.SCORED, (path, result.error)
+            assert all(1 <= f.line <= max(len(doc.lines), 1) for f in result.findings), (path, name)
+
+
+def test_corpus_headings_match_a_full_markdown_it_parse(corpus_dir: Path) -> None:
+    """The cheap line scan finds exactly the headings markdown-it-py finds (sampled for speed)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+    for path in sorted(corpus_dir.glob("*.md"))[::15]:
+        doc = read_document(path)
+        start = doc.front_matter.end_line or 0
+        tokens = md.parse("\n".join(doc.lines[start:]) + "\n")
+        expected = [t.map[0] + 1 + start for t in tokens if t.type == "heading_open" and t.map]
+        assert [s.line for s in doc.sections] == expected, path
