@@ -3,8 +3,8 @@
 gold/labels.yml holds the expected scores, verdicts and defect lines for the research-loop items;
 gold/knowledge-work/ and gold/support-reply/ carry their human labels inline. These tests hold the
 labels to the rubric and to the files they describe, so that a later calibration or check test can
-trust them. They never run a check or a judge: whether the checks agree with the gold set is the
-checks' own tests' business.
+trust them. The last research-loop test runs the structural checks over the items and holds them
+to the labelled scores and defect lines; judges are never called.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalgate.checks import run_check
+from evalgate.document import read_document
 from evalgate.gate import decide
 from evalgate.results import DimensionResult, Status, Verdict
 from evalgate.rubric import Rubric, load_rubric
@@ -215,6 +217,27 @@ def test_items_follow_the_protocol_basics(gold: GoldLabels) -> None:
         assert front["status"] == "completed", item.file
         title = front["title"]
         assert f"\n# {title}\n" in text, f"{item.file}: heading differs from front matter title"
+
+
+def _label_ids() -> list[str]:
+    raw = yaml.safe_load(LABELS.read_text(encoding="utf-8"))
+    return [item["file"] for item in raw["items"]]
+
+
+@pytest.mark.parametrize("file", _label_ids())
+def test_structural_checks_agree_with_gold(file: str, gold: GoldLabels, rubric: Rubric) -> None:
+    item = next(i for i in gold.items if i.file == file)
+    document = read_document(GOLD / file)
+    for dim, expected in item.deterministic.items():
+        result = run_check(dim, document, hard_fail=rubric.dimension(dim).hard_fail)
+        assert result.status is Status.SCORED, f"{file}: {dim}: {result.error}"
+        assert result.score == expected, f"{file}: {dim} scored {result.score}, gold says {expected}"
+        reported = {f.line for f in result.findings}
+        wanted = [f for f in item.expected_findings if f.dimension == dim]
+        assert len(result.findings) >= len(wanted), f"{file}: {dim} reported too few findings"
+        for f in wanted:
+            if f.line is not None:
+                assert f.line in reported, f"{file}: {dim} missed line {f.line} ({f.about})"
 
 
 def _corpus_lines(corpus_dir: Path) -> set[str]:
