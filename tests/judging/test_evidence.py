@@ -3,6 +3,13 @@ line, and flagged when the document does not contain them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalgate.document import parse_document
 from evalgate.judging.evidence import normalise, verify_quotes
 
 DOCUMENT = """---
@@ -68,3 +75,46 @@ def test_normalise_tracks_lines_and_collapses_whitespace() -> None:
     assert n.text == "a b c-d"
     assert n.lines[0] == 1 and n.lines[-1] == 3
     assert len(n.lines) == len(n.text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=40),
+        min_size=1,
+        max_size=8,
+    ),
+    st.data(),
+)
+def test_any_stretch_of_a_line_is_found_at_or_before_its_line(lines: list[str], data: st.DataObject) -> None:
+    document = "\n".join(lines)
+    index = data.draw(st.integers(0, len(lines) - 1))
+    words = lines[index].split()
+    if not words:
+        return
+    start = data.draw(st.integers(0, len(words) - 1))
+    end = data.draw(st.integers(start + 1, len(words)))
+    quote = " ".join(words[start:end])
+    (evidence,) = verify_quotes(document, [quote])
+    if normalise(quote).text.strip(" \"'.,;:"):
+        # an earlier line may contain the same words first; it is never found after its own line
+        assert evidence.verified and evidence.line is not None and evidence.line <= index + 1
+
+
+@pytest.mark.corpus
+def test_corpus_key_findings_are_found_at_their_lines(corpus_dir: Path) -> None:
+    items = sorted(corpus_dir.rglob("*.md"))[::10]
+    checked = at_line = 0
+    for path in items:
+        document = parse_document(path.read_text(encoding="utf-8"), str(path))
+        claims = [kf.claim for kf in document.key_findings]
+        for finding, evidence in zip(document.key_findings, verify_quotes(document, claims), strict=True):
+            # found at its line, or at an earlier line repeating the same words (a summary, say)
+            assert evidence.verified and evidence.line is not None, (path.name, finding.line)
+            assert evidence.line <= finding.line, (path.name, finding.line)
+            at_line += evidence.line == finding.line
+            checked += 1
+        if claims:  # a changed figure is not the same quote
+            altered = claims[0].replace(claims[0].split()[-1], "zzyzx-nonexistent")
+            assert not verify_quotes(document, [altered])[0].verified
+    assert checked > 100 and at_line > 0

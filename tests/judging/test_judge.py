@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from evalgate.document import Document, FrontMatter
 from evalgate.judging.backends import BackendError
+from evalgate.judging.backends.command import CommandBackend
 from evalgate.judging.cache import JudgeCache
 from evalgate.judging.judge import (
     JudgeJob,
@@ -263,3 +265,30 @@ def test_judge_many_keeps_order_and_runs_concurrently(rubric: Rubric) -> None:
         i % 5 + 1 for i in range(1, 8)
     ]
     assert peak == max_workers
+
+
+JUDGE_SCRIPT = r"""
+import re, sys
+prompt = sys.stdin.read()
+fence = re.search(r"^BEGIN (EVALGATE-DATA-\w+)$", prompt, re.M).group(1)
+body = prompt.split(f"BEGIN {fence}\n", 1)[1].split(f"\nEND {fence}", 1)[0]
+quote = next(line for line in body.splitlines() if line.startswith("Caching"))
+ids = re.findall(r"^\| (\w+) \| <1-5> \|", prompt, re.M)
+print("Here is my review.\n\n| dimension | score | evidence | reasoning |\n|---|---|---|---|")
+for i in ids:
+    print(f'| {i} | **4** | "{quote}" | reads well |')
+print("\nOVERALL: PASS")
+"""
+
+
+def test_command_backend_end_to_end(rubric: Rubric, tmp_path: Path) -> None:
+    script = tmp_path / "judge.py"
+    script.write_text(JUDGE_SCRIPT, encoding="utf-8")
+    outcome = judge_document(DOCUMENT, rubric, CommandBackend(f"{sys.executable} {script}"), seed=12)
+    assert all(d.status is Status.SCORED and d.score == 4 for d in outcome.dimensions)
+    assert all(d.evidence[0].verified and d.evidence[0].line == 5 for d in outcome.dimensions)
+    assert outcome.call.calls == 1 and outcome.call.overall_claimed == "PASS"
+
+    failing = CommandBackend(f"{sys.executable} -c 'import sys; sys.exit(3)'")
+    broken = judge_document(DOCUMENT, rubric, failing, seed=12)
+    assert all(d.status is Status.ERROR and "exit code 3" in (d.error or "") for d in broken.dimensions)

@@ -171,3 +171,14 @@ def test_template_with_undefined_variable_is_a_clear_error(
     monkeypatch.setenv(PROMPTS_ENV, str(tmp_path))
     with pytest.raises(PromptError, match=r"is broken.*no_such_variable"):
         render_judge_prompt(rubric, DOCUMENT, seed=1)
+
+
+@pytest.mark.corpus
+def test_every_corpus_item_renders_fenced_and_verbatim(rubric: Rubric, corpus_dir: Path) -> None:
+    items = sorted(corpus_dir.rglob("*.md"))
+    assert items
+    for path in items:
+        text = path.read_text(encoding="utf-8")
+        p = render_judge_prompt(rubric, text, seed=0)
+        assert p.fence not in text, path.name
+        assert fenced_body(p.text, p.fence).rstrip("\n") == text.rstrip("\n"), path.name
