@@ -174,30 +174,19 @@ def agreement(
 ) -> DimensionAgreement:
     """Every agreement figure for one dimension's per-item rating lists (same raters per item)."""
     raters = len(ratings[0]) if ratings else 0
+    common = (dimension, raters, len(ratings), exact_agreement(ratings), within_one_agreement(ratings))
     if raters == 2:
         a = [item[0] for item in ratings]
         b = [item[1] for item in ratings]
         return DimensionAgreement(
-            dimension,
-            raters,
-            len(ratings),
-            exact_agreement(ratings),
-            within_one_agreement(ratings),
+            *common,
             cohen_kappa(a, b),
             "cohen",
             weighted_kappa(a, b, weights="linear", scale=scale),
             weighted_kappa(a, b, weights="quadratic", scale=scale),
         )
     kappa = fleiss_kappa(ratings) if raters > 2 else Kappa(None, "fewer than two raters")
-    return DimensionAgreement(
-        dimension,
-        raters,
-        len(ratings),
-        exact_agreement(ratings),
-        within_one_agreement(ratings),
-        kappa,
-        "fleiss",
-    )
+    return DimensionAgreement(*common, kappa, "fleiss")
 
 
 def judge_ratings(report: Report) -> dict[str, list[list[int]]]:
