@@ -80,7 +80,7 @@ def test_normalise_tracks_lines_and_collapses_whitespace() -> None:
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
-        st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=40),
+        st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n"), max_size=40),
         min_size=1,
         max_size=8,
     ),
