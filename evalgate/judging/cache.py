@@ -100,3 +100,11 @@ class JudgeCache:
         except OSError:
             return False
         return True
+
+
+def open_cache(directory: Path | str | None = None, *, enabled: bool = True) -> JudgeCache | None:
+    """The cache the run should use: None under `--no-cache`, else the directory (default
+    `.evalgate-cache/`). Creating nothing yet: the directory appears with the first stored reply."""
+    if not enabled:
+        return None
+    return JudgeCache(DEFAULT_CACHE_DIR if directory is None else directory)

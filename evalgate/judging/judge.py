@@ -215,6 +215,8 @@ def judge_document(
     repair: bool = True,
 ) -> JudgeOutcome:
     """Ask one judge to score every judged dimension of `document`; never raises."""
+    if not rubric.judged:  # nothing to ask: no call, no cost
+        return JudgeOutcome((), JudgeCall(backend.name, backend.model), seed)
     try:
         prompt = render_judge_prompt(rubric, document, seed)
     except PromptError as exc:

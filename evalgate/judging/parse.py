@@ -156,6 +156,28 @@ def _is_row(line: str) -> bool:
     return bool(_UNESCAPED_PIPE.search(line)) and len(split_row(line)) >= 2
 
 
+def _rejoin_quoted(cells: list[str], width: int) -> list[str]:
+    """Undo splits at pipes a judge forgot to escape inside a quote (an Evidence Map row, say): when a
+    row has more cells than its header, a cell opening a quote it does not close takes the next cells
+    until one closes it."""
+    if len(cells) <= width:
+        return cells
+    joined: list[str] = []
+    index = 0
+    while index < len(cells):
+        cell = cells[index]
+        if cell[:1] in ('"', "“") and not _QUOTED.fullmatch(cell):
+            end = index + 1
+            while end < len(cells) and not cells[end].endswith(('"', "”")):
+                end += 1
+            if end < len(cells) and len(cells) - (end - index) >= width:
+                cell = " | ".join(cells[index : end + 1])
+                index = end
+        joined.append(cell)
+        index += 1
+    return joined
+
+
 def _header_columns(cells: Sequence[str]) -> dict[str, int] | None:
     columns: dict[str, int] = {}
     for index, cell in enumerate(cells):
@@ -182,12 +204,13 @@ def _parse_table(
     text: str, matcher: _DimensionMatcher, scale: tuple[int, int]
 ) -> tuple[_Collected, int, bool]:
     lines = text.splitlines()
-    header_at, columns = -1, None
+    header_at, columns, width = -1, None, 4
     for index, line in enumerate(lines):
         if _is_row(line):
-            columns = _header_columns(split_row(line))
+            header = split_row(line)
+            columns = _header_columns(header)
             if columns is not None:
-                header_at = index
+                header_at, width = index, len(header)
                 break
     if columns is None:
         # No header: accept rows whose first cell names a dimension, columns in the contract order.
@@ -200,7 +223,7 @@ def _parse_table(
             if header_at >= 0 and line.strip() and not line.strip().startswith("```"):
                 break  # the table has ended; a later table is not part of the reply's contract
             continue
-        cells = split_row(line)
+        cells = _rejoin_quoted(split_row(line), width)
         if header_at >= 0:
             last_row = index
         if all(_SEPARATOR_CELL.match(c.replace(" ", "")) for c in cells if c):

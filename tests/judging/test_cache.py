@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evalgate.judging.cache import DEFAULT_CACHE_DIR, CacheKey, JudgeCache, document_sha256
+from evalgate.judging.cache import DEFAULT_CACHE_DIR, CacheKey, JudgeCache, document_sha256, open_cache
 from evalgate.results import Reply
 
 KEY = CacheKey(
@@ -98,3 +98,11 @@ def test_unwritable_directory_is_not_a_crash(tmp_path: Path) -> None:
 
 def test_default_directory() -> None:
     assert JudgeCache().directory == DEFAULT_CACHE_DIR == Path(".evalgate-cache")
+
+
+def test_open_cache_honours_no_cache(tmp_path: Path) -> None:
+    assert open_cache(tmp_path, enabled=False) is None
+    cache = open_cache(tmp_path / "c")
+    assert cache is not None and cache.directory == tmp_path / "c"
+    assert not (tmp_path / "c").exists()  # nothing is created until a reply is stored
+    assert open_cache() is not None and open_cache().directory == DEFAULT_CACHE_DIR  # type: ignore[union-attr]

@@ -292,3 +292,10 @@ def test_command_backend_end_to_end(rubric: Rubric, tmp_path: Path) -> None:
     failing = CommandBackend(f"{sys.executable} -c 'import sys; sys.exit(3)'")
     broken = judge_document(DOCUMENT, rubric, failing, seed=12)
     assert all(d.status is Status.ERROR and "exit code 3" in (d.error or "") for d in broken.dimensions)
+
+
+def test_rubric_without_judged_dimensions_makes_no_call(rubric: Rubric) -> None:
+    structural = rubric.model_copy(update={"dimensions": rubric.deterministic})
+    backend = FakeBackend()
+    outcome = judge_document(DOCUMENT, structural, backend, seed=1)
+    assert outcome.dimensions == () and outcome.call.calls == 0 and backend.prompts == []

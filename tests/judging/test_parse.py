@@ -145,6 +145,18 @@ def test_no_table_at_all() -> None:
     assert len(parsed.problems) == 1 + len(IDS)
 
 
+def test_unescaped_pipes_inside_a_quote_are_rejoined() -> None:
+    reply = table(
+        '| executive_summary_first_sentence | 4 | "[fact] X is Y | https://x.org | High" | mapped |',
+        "| claim_source_accuracy | 4 | q | r |",
+        "| epistemic_labeling | 4 | q | r |",
+    )
+    parsed = parse_reply(reply, IDS)
+    first = parsed.get("executive_summary_first_sentence")
+    assert first.evidence == ("[fact] X is Y | https://x.org | High",) and first.reasoning == "mapped"
+    assert parsed.complete
+
+
 def test_split_row_keeps_escaped_pipes() -> None:
     assert split_row(r"| a | b \| c | d |") == ["a", "b | c", "d"]
 
