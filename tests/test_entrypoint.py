@@ -376,3 +376,64 @@ def test_dispatch_without_files_evaluates_every_matching_file_at_head(tmp_path: 
     assert run.results is not None, run.stdout + run.stderr
     assert sorted(r["path"] for r in run.results["results"]) == sorted([NEW_ITEM, OLD_ITEM])
     assert run.returncode == 1
+
+
+# ------------------------------------------------------------------ the pieces, in process
+
+
+def test_inputs_are_read_with_hyphens_kept_and_defaults_deferred_to_the_config_file() -> None:
+    from evalgate.action import read_inputs
+
+    env = {
+        **_action_defaults("s3cr3t-job-token"),
+        "INPUT_JUDGES": "copilot:gpt-5\n\n  command:./judge.sh \n",
+        "INPUT_CHECK-NAME": "docs gate",
+        "INPUT_SEED": " 7 ",
+    }
+    inputs = read_inputs(env)
+    assert inputs.github_token == "s3cr3t-job-token" and inputs.check_name == "docs gate"
+    assert inputs.judges == ("copilot:gpt-5", "command:./judge.sh")
+    assert inputs.seed == 7 and inputs.jobs is None
+    assert inputs.paths is None  # left at the action default: .evalgate.yml's `paths` applies
+    assert inputs.files is None and inputs.comment == "on-failure"
+    assert "s3cr3t" not in repr(inputs)
+
+
+def test_judges_inherit_only_the_copilot_token() -> None:
+    import io
+
+    from evalgate.action import protect_credentials, read_inputs
+
+    env = {
+        **_action_defaults(GITHUB_TOKEN),
+        "INPUT_COPILOT-TOKEN": COPILOT_TOKEN,
+        "GITHUB_TOKEN": GITHUB_TOKEN,
+        "GH_TOKEN": GITHUB_TOKEN,
+        "ACTIONS_RUNTIME_TOKEN": "runtime",
+    }
+    log = io.StringIO()
+    protect_credentials(env, read_inputs(env), log)
+    assert log.getvalue().splitlines() == [f"::add-mask::{GITHUB_TOKEN}", f"::add-mask::{COPILOT_TOKEN}"]
+    assert env["COPILOT_GITHUB_TOKEN"] == COPILOT_TOKEN
+    assert GITHUB_TOKEN not in env.values() and "runtime" not in env.values()
+
+
+def test_the_job_token_is_never_made_the_copilot_token() -> None:
+    import io
+
+    from evalgate.action import protect_credentials, read_inputs
+
+    env = {**_action_defaults(GITHUB_TOKEN), "GITHUB_TOKEN": GITHUB_TOKEN}
+    protect_credentials(env, read_inputs(env), io.StringIO())
+    assert "COPILOT_GITHUB_TOKEN" not in env and GITHUB_TOKEN not in env.values()
+
+
+def test_workspace_is_trusted_for_git_without_touching_global_config(tmp_path: Path) -> None:
+    from evalgate.action import trust_workspace
+
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.abbrev", "GIT_CONFIG_VALUE_0": "12"}
+    trust_workspace(env, tmp_path)
+    pairs = {
+        env[f"GIT_CONFIG_KEY_{i}"]: env[f"GIT_CONFIG_VALUE_{i}"] for i in range(int(env["GIT_CONFIG_COUNT"]))
+    }
+    assert pairs["safe.directory"] == str(tmp_path) and pairs["core.abbrev"] == "12"
