@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalgate.checks import run_check
 from evalgate.config import Config
@@ -13,6 +14,9 @@ from evalgate.document import Document, DocumentError, read_document
 from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
+
+if TYPE_CHECKING:
+    from evalgate.judging.backends import Backend
 
 Progress = Callable[[int, int], None]
 
@@ -102,7 +106,7 @@ def run(
     )
 
 
-def _make_judges(config: Config) -> list[object]:
+def _make_judges(config: Config) -> list[Backend]:
     if not config.judges:
         return []
     from evalgate.judging.setup import make_judges
@@ -113,7 +117,7 @@ def _make_judges(config: Config) -> list[object]:
 def _judge_all(
     config: Config,
     rubric: Rubric,
-    judges: list[object],
+    judges: list[Backend],
     loaded: list[_Loaded],
     progress: Progress | None,
 ) -> dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]:
