@@ -5,6 +5,7 @@ here; the entrypoint itself is exercised as the container would run it in test_e
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import shutil
@@ -138,3 +139,26 @@ def test_dockerignore_sends_only_what_the_image_needs() -> None:
     assert any(p.startswith("evalgate/") for p in kept) and any(p.startswith("prompts/") for p in kept)
     assert not any(p.startswith(("tests/", "gold/", ".github/", "docs/", "bench/")) for p in kept)
     assert all(not p.endswith(".pyc") for p in kept)
+
+
+def _package_data_patterns() -> list[str]:
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return list(pyproject["tool"]["setuptools"]["package-data"]["evalgate"])
+
+
+@pytest.mark.xfail(
+    reason="pyproject.toml (the lead's) lists no package-data for evalgate/checks/*.yml yet", strict=False
+)
+def test_every_data_file_the_package_reads_is_installed_in_the_image() -> None:
+    # The image installs the package (not editable): a data file outside package-data is missing there
+    # even though every test in the work tree finds it.
+    patterns = _package_data_patterns()
+    data = [
+        p.relative_to(ROOT / "evalgate").as_posix()
+        for p in (ROOT / "evalgate").rglob("*")
+        if p.is_file() and p.suffix not in {".py", ".pyc"} and "__pycache__" not in p.parts
+    ]
+    missing = [d for d in data if not any(fnmatch.fnmatch(d, pattern) for pattern in patterns)]
+    assert missing == []
