@@ -1,0 +1,482 @@
+"""acronym_expansion: every acronym is written `Full Name (ABBR)` at its first use in the whole document.
+
+The rule is the research protocol's (research-prompt.md, "Critical: acronym expansion audit" and its
+"Reversed-order check"): expand at the first use in the entire document, not per section; `ABBR` alone
+thereafter; its table of most-failed abbreviations is checked with the expansions it requires; the
+reversed order `(ABBR, Full Name)` is wrong. What counts as an acronym and what does not is decided in
+docs/acronyms.md; the data (the protocol's table, the not-an-acronym lists) is in acronyms.yml.
+
+How: one pass. Non-prose (front matter, code blocks, code spans, HTML comments and tags, URLs and link
+targets) is blanked to spaces in a copy of the text, so offsets and line numbers stay those of the file
+and a paragraph reflowed across lines reads the same. One precompiled regex then finds every acronym
+token in document order; only the first use of each (and any use right after `(`, for the reversed
+order) looks at its context.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from itertools import accumulate
+from types import MappingProxyType
+from typing import Literal
+
+import yaml
+
+from evalgate.checks import CheckOutcome
+from evalgate.document import Document
+from evalgate.results import Finding
+
+ProblemKind = Literal["unexpanded", "late", "defined_after", "wrong_expansion", "shorthand", "reversed"]
+
+
+@dataclass(frozen=True)
+class Shorthand:
+    """An abbreviation the protocol wants rewritten (A/B): accepted when the next word is one of `accept`."""
+
+    accept: frozenset[str]
+    advice: str
+
+
+@dataclass(frozen=True)
+class AcronymTable:
+    """The check's data: required expansions, suggested ones, and what is not an acronym."""
+
+    required: Mapping[str, str]  # the protocol's table: ABBR -> required expansion
+    checked: Mapping[str, str]  # the self-review list: ABBR -> suggested expansion (any is accepted)
+    shorthand: Mapping[str, Shorthand]
+    mixed_case: frozenset[str]  # acronyms with lower-case letters inside (CoT, PaaS)
+    not_acronyms: frozenset[str]
+
+    def suggestion(self, abbr: str) -> str | None:
+        """The expansion a finding should suggest, if the data knows one."""
+        return self.required.get(abbr) or self.checked.get(abbr)
+
+
+@dataclass(frozen=True)
+class AcronymProblem:
+    """One acronym whose first use breaks the rule (or a reversed expansion), at a file line."""
+
+    acronym: str
+    kind: ProblemKind
+    line: int
+    message: str
+
+
+def load_table(text: str | None = None) -> AcronymTable:
+    """Parse acronyms.yml (the shipped file when `text` is None)."""
+    if text is None:
+        return _shipped_table()
+    return _parse_table(text)
+
+
+@lru_cache(maxsize=1)
+def _shipped_table() -> AcronymTable:
+    return _parse_table((resources.files("evalgate.checks") / "acronyms.yml").read_text(encoding="utf-8"))
+
+
+def _parse_table(text: str) -> AcronymTable:
+    raw = yaml.safe_load(text) or {}
+    shorthand = {
+        str(k): Shorthand(frozenset(str(w).lower() for w in v.get("accept", ())), str(v.get("advice", "")))
+        for k, v in (raw.get("shorthand") or {}).items()
+    }
+    groups = raw.get("not_acronyms") or {}
+    return AcronymTable(
+        required=MappingProxyType({str(k): str(v) for k, v in (raw.get("required") or {}).items()}),
+        checked=MappingProxyType({str(k): str(v) for k, v in (raw.get("checked") or {}).items()}),
+        shorthand=MappingProxyType(shorthand),
+        mixed_case=frozenset(str(x) for x in raw.get("mixed_case") or ()),
+        not_acronyms=frozenset(str(x) for group in groups.values() for x in group or ()),
+    )
+
+
+# --- masking non-prose -------------------------------------------------------------------------------
+
+# Non-prose inside one line: code spans, autolinks, HTML tags, link targets (`](target "title")`, the
+# link text before `]` stays prose), reference definitions and bare URLs. Applied only to lines that
+# hold a candidate acronym and one of _NON_PROSE_HINTS: scanning 27 MB of prose once is the budget.
+_INLINE_NON_PROSE = re.compile(
+    r"(?P<tick>`+)(?!`).*?(?<!`)(?P=tick)(?!`)"
+    r"|`.*"  # an unclosed code span (it wraps to the next line): the rest of the line is code
+    r"|<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>"
+    r"|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>"
+    r"|\]\([^)\s]*(?:\([^)\s]*\)[^)\s]*)*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+    r"|^ {0,3}\[[^\]]+\]:[ \t]*\S.*"
+    r"|(?:https?://|ftp://|file://|mailto:|www\.)[^\s<>()\[\]]*(?:\([^\s()]*\)[^\s<>()\[\]]*)*"
+)
+_NON_PROSE_HINTS = ("`", "<", "](", "]:", "://", "www.")
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def prose_line(line: str) -> str:
+    """`line` with its non-prose characters replaced by spaces (same length, so columns keep)."""
+    if any(hint in line for hint in _NON_PROSE_HINTS):
+        return _INLINE_NON_PROSE.sub(_blank, line)
+    return line
+
+
+def _skipped_lines(document: Document) -> bytearray:
+    """1 for every line that is not prose at all: front matter, code blocks, HTML comments."""
+    skip = bytearray(len(document.lines) + 2)
+    fm = document.front_matter
+    if fm.start_line is not None and fm.end_line is not None:
+        skip[fm.start_line : fm.end_line + 1] = b"\x01" * (fm.end_line + 1 - fm.start_line)
+    for first, last in document.code_blocks:
+        last = min(last, len(document.lines))
+        if first <= last:
+            skip[first : last + 1] = b"\x01" * (last + 1 - first)
+    return skip
+
+
+def _comment_spans(text: str) -> list[tuple[int, int]]:
+    """Offsets of HTML comments (`<!-- ... -->`, possibly over many lines; unclosed runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    at = text.find("<!--")
+    while at >= 0:
+        end = text.find("-->", at + 4)
+        end = len(text) if end < 0 else end + 3
+        spans.append((at, end))
+        at = text.find("<!--", end)
+    return spans
+
+
+# --- recognising acronyms and expansions ------------------------------------------------------------
+
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+# RQ1, H2, KF3, Q4, P95, and zero-padded catalogue ids (OWASP's LLM01, ASI03): labels, not acronyms
+_REFERENCE_ID = re.compile(r"[A-Z]{1,2}[0-9]+|[A-Z]+0[0-9]+")
+_SMALL_WORDS = frozenset({"a", "an", "and", "as", "for", "in", "of", "on", "or", "the", "to", "with", "by"})
+# Where a long form stops when looking back from `(`: another parenthesis, a table cell, a clause end.
+_LONG_FORM_STOP = re.compile(r"[()\[\]|;:]|\.\s|\n[ \t]*\n")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+# `(AI RMF)`: an acronym that follows other acronyms inside a just-opened parenthesis is in it too.
+_OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
+_LINK_TEXT = re.compile(r"\[[^\]]*\]\(")
+
+
+@lru_cache(maxsize=4)
+def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
+    # No look-behind at the front: it would stop the regex engine from jumping to the next capital,
+    # which triples the cost of the pass. The character before a match is checked in Python instead.
+    specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
+    alternatives = "".join(re.escape(s) + "|" for s in specials)
+    return re.compile(
+        rf"(?P<abbr>{alternatives}[A-Z][A-Z0-9]+)"
+        r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
+        r"(?P<plural>s)?"
+        r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
+    )
+
+
+# A capital right after one of these is inside a word, a file name, a handle or a variable.
+_GLUED_BEFORE = frozenset("_.@$%&\\")
+
+
+def _letters(abbr: str) -> str:
+    return "".join(c for c in abbr.lower() if c.isalpha())
+
+
+def _spells(abbr: str, long_form: str) -> int | None:
+    """Where the expansion of `abbr` starts in `long_form` (which ends right before the `(`), or None.
+
+    Schwartz & Hearst's matcher (2003): walk the abbreviation's letters from the last, each found
+    further left in the long form; the first letter must begin a word. Digits are skipped (D3, FTS5).
+    """
+    letters = _letters(abbr)
+    if not letters:
+        return None
+    text = long_form.lower()
+    j = len(text) - 1
+    for i in range(len(letters) - 1, -1, -1):
+        c = letters[i]
+        while j >= 0 and (text[j] != c or (i == 0 and j > 0 and text[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return None
+        j -= 1
+    return j + 1
+
+
+def _long_form_before(before: str, abbr: str) -> str:
+    """The last words of `before` (text up to the `(`) that could be `abbr`'s long form: at most about
+    two words per letter, and not across another parenthesis, a table cell or a clause end."""
+    stops = [m.end() for m in _LONG_FORM_STOP.finditer(before)]
+    if stops:
+        before = before[stops[-1] :]
+    words = before.split()
+    n = len(_letters(abbr))
+    return " ".join(words[-max(n + 5, 2 * n) :])
+
+
+def _expansion_before(before: str, abbr: str) -> str | None:
+    long_form = _long_form_before(before, abbr)
+    at = _spells(abbr, long_form)
+    return None if at is None else long_form[at:].strip(" ,*_\"'")
+
+
+def _initials_spell(abbr: str, phrase: str) -> bool:
+    """Strict: the words' initials are the acronym's letters in order. A small word (of, for, and) may
+    be skipped; a capital inside a word may supply a letter too (JavaScript Object Notation)."""
+    letters = _letters(abbr)
+    i = 0
+    for word in _WORD.findall(phrase):
+        if i < len(letters) and word[0].lower() == letters[i]:
+            i += 1
+            for ch in word[1:]:
+                if i < len(letters) and ch.isupper() and ch.lower() == letters[i]:
+                    i += 1
+        elif word.lower() not in _SMALL_WORDS:
+            return False
+    return i == len(letters) > 0
+
+
+def _expansion_within(inner: str, abbr: str) -> str | None:
+    """The first item of `inner` (the text of a parenthesis after the acronym), if it spells the
+    acronym word by word: a list such as `(RAG, RLHF, CoT)` or a gloss does not."""
+    item = re.split(r"[,;]", inner, maxsplit=1)[0].strip(" :*_\"'-–—=")
+    return item if _initials_spell(abbr, item) else None
+
+
+def _same_words(found: str, required: str) -> bool:
+    """Whether `required` (the protocol's expansion) is among the last words of `found`, tolerating case,
+    hyphens, punctuation, plurals and a shortened word (Program/Programming)."""
+    # An acronym inside the required expansion (IT in IT Service Management) may be spelled out.
+    want = [w.lower() for w in _WORD.findall(required) if not w.isupper()]
+    have = [w.lower() for w in _WORD.findall(found)][-(len(want) + 2) :]
+    for offset in range(len(have) - len(want) + 1):
+        if all(_word_matches(h, w) for h, w in zip(have[offset:], want, strict=False)):
+            return True
+    return False
+
+
+def _word_matches(have: str, want: str) -> bool:
+    have, want = have.removesuffix("s"), want.removesuffix("s")
+    short, long = sorted((have, want), key=len)
+    return have == want or (len(short) >= 4 and long.startswith(short))
+
+
+def _expected(abbr: str, table: AcronymTable, later: str | None) -> str:
+    name = table.suggestion(abbr) or later or "Full Name"
+    return f"{name} ({abbr})"
+
+
+# --- the pass over the document ----------------------------------------------------------------------
+
+
+class _Prose:
+    """The document's lines, masked to prose on demand (most lines never need it)."""
+
+    def __init__(self, document: Document) -> None:
+        self.lines = document.lines
+        self.skip = _skipped_lines(document)
+        self._masked: dict[int, str] = {}
+        section = document.find_section("sources")
+        self.sources = (section.line, section.end_line) if section is not None else (0, -1)
+
+    def line(self, number: int) -> str:
+        if self.skip[number]:
+            return ""
+        masked = self._masked.get(number)
+        if masked is None:
+            masked = self._masked[number] = prose_line(self.lines[number - 1])
+        return masked
+
+    def before(self, number: int, column: int) -> str:
+        """Prose before `column` of a line, with up to three earlier lines while the paragraph wraps."""
+        parts = [self.line(number)[:column]]
+        while len(parts) < 4 and number > 1 and not _BLOCK_START.match(parts[-1]):
+            number -= 1
+            previous = self.line(number)
+            if not previous.strip() or previous.lstrip().startswith("#"):
+                break
+            parts.append(previous)
+        return " ".join(reversed(parts))
+
+
+@dataclass
+class _FirstUse:
+    """Mutable bookkeeping during the pass; never leaves this module."""
+
+    written: str  # the token as written (GPT-4, LLMs)
+    line: int
+    kind: ProblemKind | None  # None: the first use is expanded correctly
+    detail: str = ""
+    expanded_at: int | None = None
+    long_form: str | None = None
+
+
+def find_problems(document: Document, table: AcronymTable | None = None) -> tuple[AcronymProblem, ...]:
+    """Every acronym whose first use is not `Full Name (ABBR)`, and every reversed expansion."""
+    table = table or load_table()
+    text = "\n".join(document.lines)
+    starts = [0, *accumulate(len(line) + 1 for line in document.lines)]  # offset of each line's start
+    comments = _comment_spans(text)
+    prose = _Prose(document)
+    title = next((s.line for s in document.sections if s.level == 1), None)
+    token = _token_regex(table.mixed_case, tuple(table.shorthand))
+    first: dict[str, _FirstUse] = {}
+    reversed_: list[AcronymProblem] = []
+    for m in token.finditer(text):
+        at = m.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
+            continue
+        abbr = m.group("abbr")
+        if abbr in table.not_acronyms or _ROMAN.fullmatch(abbr) or _is_reference_id(abbr, text, table):
+            continue
+        line = bisect.bisect_right(starts, at)
+        column = at - starts[line - 1]
+        masked = prose.line(line)
+        if not masked or masked[column] == " " or (comments and _inside(comments, at)):
+            continue
+        after = masked[m.end() - starts[line - 1] :]
+        opened = column > 0 and (
+            masked[column - 1] == "("
+            or (
+                masked[column - 1] == " "
+                and _OPEN_GROUP.search(masked, max(0, column - 40), column) is not None
+            )
+        )
+        if opened:
+            problem = _reversed(after, abbr, line, table)
+            if problem is not None:
+                reversed_.append(problem)
+                first.setdefault(abbr, _FirstUse(m.group(), line, "reversed"))
+                continue
+        use = first.get(abbr)
+        if use is not None and (use.kind is None or use.expanded_at is not None):
+            continue  # settled: later uses of an acronym may stand alone
+        before = prose.before(line, masked.rfind("(", 0, column)) if opened else ""
+        kind, detail, long_form = _classify(before, after, abbr, opened, table)
+        if use is None:
+            if kind not in (None, "wrong_expansion") and (
+                line == title or _in_source_title(prose, line, column)
+            ):
+                continue  # a title is a label or a quotation; the author's own first use must expand it
+            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form)
+        elif kind is None:
+            use.expanded_at, use.long_form = line, long_form
+    problems = [
+        _first_use_problem(abbr, use, table)
+        for abbr, use in first.items()
+        if use.kind not in (None, "reversed")
+    ]
+    return tuple(sorted(problems + reversed_, key=lambda p: (p.line, p.acronym)))
+
+
+def _in_source_title(prose: _Prose, line: int, column: int) -> bool:
+    """Whether the column is inside the link text of an entry in the Sources section (a cited title)."""
+    if not prose.sources[0] <= line <= prose.sources[1]:
+        return False
+    return any(m.start() < column < m.end() for m in _LINK_TEXT.finditer(prose.lines[line - 1]))
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    i = bisect.bisect_right(spans, (offset, len(spans) and 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+
+def _is_reference_id(abbr: str, text: str, table: AcronymTable) -> bool:
+    """RQ1, H2, KF3, Q4: labels, not acronyms. D3 is in the protocol's table, so it is a label only when
+    a sibling (D1, D2, D4, ...) is in the document too."""
+    if _REFERENCE_ID.fullmatch(abbr) is None:
+        return False
+    if abbr not in table.required and abbr not in table.checked:
+        return True
+    stem = abbr.rstrip("0123456789")
+    return re.search(rf"(?<![\w-]){stem}(?!{abbr[len(stem) :]}\b)[0-9]+\b", text) is not None
+
+
+def _classify(
+    before: str, after: str, abbr: str, opened: bool, table: AcronymTable
+) -> tuple[ProblemKind | None, str, str | None]:
+    """How this use of `abbr` stands: (None = correctly expanded | problem kind, detail, long form)."""
+    if abbr in table.shorthand:
+        following = _WORD.search(after, 0, 40)
+        ok = following is not None and following.group().lower() in table.shorthand[abbr].accept
+        return (None if ok else "shorthand"), "", None
+    if opened:
+        long_form = _expansion_before(before, abbr)
+        if long_form is not None:
+            required = table.required.get(abbr)
+            if required is None or _same_words(long_form, required):
+                return None, "", long_form
+            if _initials_spell(abbr, long_form):  # a real expansion, but not the one the protocol requires
+                return "wrong_expansion", long_form, long_form
+    paren = re.match(r"[ \t]*\(([^()]*)\)", after)
+    if paren is not None:
+        inner = _expansion_within(paren.group(1), abbr)
+        if inner is not None:
+            return "defined_after", inner, inner
+    return "unexpanded", "", None
+
+
+def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymProblem | None:
+    """`(ABBR, Full Name)`: the protocol's grep, kept only where the words really spell the acronym
+    (so a benign list such as `(API, CLI)` or `(GPU, Python 3.11)` is not a reversed expansion)."""
+    sep = re.match(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)", after)
+    if sep is None:
+        return None
+    inner = _expansion_within(sep.group(1), abbr)
+    if inner is None:
+        return None
+    wanted = _expected(abbr, table, inner)
+    return AcronymProblem(
+        abbr, "reversed", line, f'reversed expansion "({abbr}, {inner})"; write "{wanted}" instead'
+    )
+
+
+def _first_use_problem(abbr: str, use: _FirstUse, table: AcronymTable) -> AcronymProblem:
+    wanted = _expected(abbr, table, use.long_form)
+    kind: ProblemKind = use.kind or "unexpanded"
+    if kind == "shorthand":
+        message = f"{use.written} used as shorthand; {table.shorthand[abbr].advice} at first use"
+    elif kind == "defined_after":
+        message = f'{abbr} defined as "{abbr} ({use.detail})"; the protocol asks for "{wanted}" at first use'
+    elif kind == "wrong_expansion":
+        message = f'{abbr} expanded as "{use.detail} ({abbr})"; the protocol requires "{wanted}" at first use'
+    elif use.expanded_at is not None:
+        kind = "late"
+        message = (
+            f"{use.written} used before its expansion (expanded only at line {use.expanded_at}); "
+            f'write "{wanted}" at first use'
+        )
+    else:
+        message = f'{use.written} used without expansion; write "{wanted}" at first use'
+    return AcronymProblem(abbr, kind, use.line, message)
+
+
+def score_for(problems: tuple[AcronymProblem, ...]) -> int:
+    """The rubric's anchors: 0 unexpanded -> 5, 1 -> 4, 2 -> 3, 3-4 -> 2, 5+ -> 1; a reversed expansion
+    caps the score at 2."""
+    unexpanded = len({p.acronym for p in problems if p.kind != "reversed"})
+    score = (
+        5
+        if unexpanded == 0
+        else 4
+        if unexpanded == 1
+        else 3
+        if unexpanded == 2
+        else 2
+        if unexpanded <= 4
+        else 1
+    )
+    if any(p.kind == "reversed" for p in problems):
+        score = min(score, 2)
+    return score
+
+
+def check(document: Document) -> CheckOutcome:
+    """The acronym_expansion dimension: a score on the rubric's 1-5 anchors and one finding per problem."""
+    problems = find_problems(document)
+    return CheckOutcome(
+        score=score_for(problems), findings=tuple(Finding(p.line, p.message) for p in problems)
+    )
