@@ -23,6 +23,8 @@ import os
 import platform
 import shutil
 import tempfile
+import threading
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -144,7 +146,21 @@ class CopilotBackend:
         self.timeout = timeout
         self.prices = prices
         self.token = token
-        self.binary = binary or find_copilot_binary(self.environ)
+        self.binary = binary if binary is not None else find_copilot_binary(self.environ)
+        self._home: str | None = None
+        self._home_lock = threading.Lock()
+
+    def _private_home(self) -> str:
+        """This backend's own COPILOT_HOME, made on first use and removed with the backend.
+
+        Shared by its calls (also parallel ones: the CLI locks its state files) because a fresh one
+        per call costs about a second of set-up; each `-s` call is still a new session.
+        """
+        with self._home_lock:
+            if self._home is None:
+                self._home = tempfile.mkdtemp(prefix="evalgate-copilot-home-")
+                weakref.finalize(self, shutil.rmtree, self._home, ignore_errors=True)
+            return self._home
 
     def complete(self, prompt: str) -> Reply:
         """Run the CLI once with the prompt on stdin; its answer is the reply."""
@@ -156,11 +172,11 @@ class CopilotBackend:
             )
         with tempfile.TemporaryDirectory(prefix="evalgate-copilot-") as scratch:
             root = Path(scratch)
-            for part in ("work", "tmp", "home"):
+            for part in ("work", "tmp"):
                 (root / part).mkdir()
             usage_file = root / "usage.json"
             env = copilot_environment(
-                self.environ, copilot_home=str(root / "home"), tmpdir=str(root / "tmp"), token=self.token
+                self.environ, copilot_home=self._private_home(), tmpdir=str(root / "tmp"), token=self.token
             )
             workdir = str(root / "work")
             argv = copilot_argv(
