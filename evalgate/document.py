@@ -22,6 +22,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ class Section:
     end_line: int  # last line of the section's content (inclusive)
     body: str = ""  # the text between the heading line and end_line, as written
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Normalised title used to match required sections: lower case, `§`, numbering and
         punctuation removed, whitespace collapsed (e.g. '§6 Synthesis' -> '6 synthesis')."""

@@ -24,7 +24,7 @@ from evalgate.document import (
     SourceEntry,
     Table,
 )
-from evalgate.markdown_scan import parse_region
+from evalgate.markdown_scan import first_pipe_table, parse_region
 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*", re.I)
 DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)
@@ -102,8 +102,7 @@ def _own_end(doc: Document, sec: Section) -> int:
 def _first_table(doc: Document, sec: Section | None) -> Table | None:
     if sec is None:
         return None
-    blocks = parse_region(doc.lines, sec.line + 1, _own_end(doc, sec))
-    return blocks.tables[0] if blocks.tables else None
+    return first_pipe_table(doc.lines, sec.line + 1, _own_end(doc, sec))
 
 
 def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary | None:

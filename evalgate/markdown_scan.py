@@ -56,6 +56,12 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
     prev_paragraph = False  # the previous line could be a setext heading's text
     for number in range(first, len(lines) + 1):
         line = lines[number - 1]
+        if fence is None and indented_start is None and line[:1].isalpha():
+            # plain prose, the bulk of every item: no block can start here
+            if in_list and prev_blank:
+                in_list = False
+            prev_paragraph, prev_blank = not in_list, False
+            continue
         if fence is not None:
             stripped = line.strip()
             char, length, start = fence
@@ -118,9 +124,11 @@ def _trim_blank(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int]
 # ---------------------------------------------------------------------------------------------
 # Region block parse
 
-_MD = MarkdownIt("commonmark").enable("table")
 # Block structure only: inline parsing is most of markdown-it-py's cost and no check needs its tokens.
-_MD.disable(["inline", "text_join"])
+# Two parsers: the table rule is tried at every paragraph line and splits cells in Python, so regions
+# read for their lists (Sources, Key Findings) use a parser without it.
+_MD_LISTS = MarkdownIt("commonmark").disable(["inline", "text_join", "reference"])
+_MD_TABLES = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join", "reference"])
 
 
 @dataclass(frozen=True)
@@ -131,14 +139,16 @@ class Blocks:
     tables: tuple[Table, ...]
 
 
-def parse_region(lines: tuple[str, ...], first: int, last: int) -> Blocks:
-    """Block-parse 1-based lines first..last; returned lines are lines of the whole file."""
+def parse_region(lines: tuple[str, ...], first: int, last: int, *, tables: bool = False) -> Blocks:
+    """Block-parse 1-based lines first..last (tables only when asked); returned lines are lines of
+    the whole file."""
     if last < first:
         return Blocks((), ())
     offset = first  # token map rows are 0-based within the region
-    tokens = _MD.parse("\n".join(lines[first - 1 : last]) + "\n")
+    parser = _MD_TABLES if tables else _MD_LISTS
+    tokens = parser.parse("\n".join(lines[first - 1 : last]) + "\n")
     lists: list[tuple[ListItem, ...]] = []
-    tables: list[Table] = []
+    found_tables: list[Table] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -148,10 +158,10 @@ def parse_region(lines: tuple[str, ...], first: int, last: int) -> Blocks:
             continue
         if tok.level == 0 and tok.type == "table_open":
             i, table = _collect_table(tokens, i, offset)
-            tables.append(table)
+            found_tables.append(table)
             continue
         i += 1
-    return Blocks(tuple(lists), tuple(tables))
+    return Blocks(tuple(lists), tuple(found_tables))
 
 
 def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListItem, ...]]:
@@ -185,6 +195,46 @@ def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
         checked = task.group(1) != " "
         text = text[task.end() :]
     return ListItem(line=span[0], end_line=span[1], text=text, ordered=ordered, checked=checked)
+
+
+_DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_TABLE_END = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3})")
+
+
+def _cells(line: str) -> tuple[str, ...]:
+    text = line.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    return tuple(cell.strip() for cell in _CELL_SPLIT.split(text))
+
+
+def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | None:
+    """The first GFM pipe table in 1-based lines first..last: a header row, a delimiter row with as
+    many cells, then rows up to a blank line or the start of another block. Done by line scan
+    because markdown-it-py's table rule splits cells a character at a time in Python, which cost a
+    third of the structural budget on the corpus's Evidence Maps; the rules are the same (cells split
+    at unescaped pipes, also inside code spans)."""
+    for n in range(first, last):
+        header, delimiter = lines[n - 1], lines[n]
+        if "|" not in header or not _DELIMITER_ROW.match(delimiter) or "-" not in delimiter:
+            continue
+        head = _cells(header)
+        if len(head) != len(_cells(delimiter)) or len(header) - len(header.lstrip()) >= 4:
+            continue
+        rows: list[TableRow] = []
+        end = n + 1
+        for m in range(n + 2, last + 1):
+            line = lines[m - 1]
+            if not line.strip() or _TABLE_END.match(line):
+                break
+            cells = _cells(line)[: len(head)]  # GFM: excess cells are dropped, missing ones empty
+            rows.append(TableRow(line=m, cells=cells + ("",) * (len(head) - len(cells))))
+            end = m
+        return Table(line=n, end_line=end, header=head, rows=tuple(rows))
+    return None
 
 
 def _collect_table(tokens: list, i: int, offset: int) -> tuple[int, Table]:

@@ -142,7 +142,7 @@ def test_every_corpus_item_parses_and_checks(corpus_dir: Path) -> None:
     for path in paths:
         doc = read_document(path)
         assert doc.sections, path
-        for name in registry():
+        for name in registry():  # every registered check, whatever its rubric
             result = run_check(name, doc)
             assert result.status is Status.SCORED, (path, result.error)
             assert all(1 <= f.line <= max(len(doc.lines), 1) for f in result.findings), (path, name)
@@ -159,3 +159,32 @@ def test_corpus_headings_match_a_full_markdown_it_parse(corpus_dir: Path) -> Non
         tokens = md.parse("\n".join(doc.lines[start:]) + "\n")
         expected = [t.map[0] + 1 + start for t in tokens if t.type == "heading_open" and t.map]
         assert [s.line for s in doc.sections] == expected, path
+
+
+def test_corpus_evidence_maps_match_markdown_it_tables(corpus_dir: Path) -> None:
+    """The line-scan pipe table reads every corpus Evidence Map cell for cell as markdown-it-py does."""
+    from evalgate.markdown_scan import parse_region
+
+    for path in sorted(corpus_dir.glob("*.md"))[::5]:
+        doc = read_document(path)
+        if doc.evidence_map is None:
+            continue
+        section = next(
+            s
+            for s in doc.sections
+            if s.line < doc.evidence_map.line <= s.end_line and s.key == "evidence map"
+        )
+        (table, *_) = parse_region(doc.lines, section.line + 1, doc.evidence_map.end_line, tables=True).tables
+        assert table.header == doc.evidence_map.header, path
+        assert [(r.line, r.cells) for r in table.rows] == [
+            (r.line, r.cells) for r in doc.evidence_map.rows
+        ], path
+
+
+def test_pipe_table_rules() -> None:
+    doc = parse_document(
+        "## Findings\n\n### Evidence Map\n\n"
+        "| a | b |\n|:--|--:|\n| 1 \\| 2 | x | extra |\n| only |\n> quote\n"
+    )
+    assert doc.evidence_map is not None
+    assert [r.cells for r in doc.evidence_map.rows] == [("1 \\| 2", "x"), ("only", "")]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, SourceEntry
-from evalgate.findings import urls_in
 from evalgate.results import Finding
 
 
@@ -25,15 +24,17 @@ def normalise_url(url: str) -> str:
     return u.split("#", 1)[0].rstrip("/")
 
 
-def cited_urls(document: Document) -> set[str]:
-    """Normalised URLs cited in Research Skill Output and Findings."""
-    cited: set[str] = set()
+def citing_text(document: Document) -> str:
+    """Research Skill Output and Findings, lower-cased with schemes and `www.` removed, so a
+    normalised URL is cited when it occurs in it (a substring test: cheaper than extracting every
+    URL of a 100 KB item, and a cited page's URL is its own prefix either way)."""
+    parts = []
     for key in ("research skill output", "findings"):
         section = _top(document, key)
         if section is not None:
-            body = "\n".join(document.lines[section.line : section.end_line])
-            cited.update(normalise_url(u) for u in urls_in(body))
-    return cited
+            parts.append("\n".join(document.lines[section.line : section.end_line]))
+    text = "\n".join(parts).lower()
+    return text.replace("https://", "").replace("http://", "").replace("www.", "")
 
 
 def _top(document: Document, key: str) -> Section | None:
@@ -55,7 +56,7 @@ def check(document: Document) -> CheckOutcome:
     checked = [s for s in sources if s.checked]
     if not checked:
         return CheckOutcome(1, tuple(findings))
-    cited = cited_urls(document)
+    cited = citing_text(document)
     uncited = [s for s in checked if not any(normalise_url(u) in cited for u in s.urls)]
     for s in uncited:
         why = "has no URL" if not s.urls else "is never cited in Research Skill Output or Findings"
