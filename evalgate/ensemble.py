@@ -15,7 +15,7 @@ from evalgate.results import DimensionResult, JudgeScore, Status
 from evalgate.rubric import Dimension, Ensemble
 
 
-def aggregate(scores: Sequence[int], how: str) -> float:
+def aggregate(scores: Sequence[float], how: str) -> float:
     """Mean or median of the judges' scores."""
     return float(median(scores)) if how == "median" else fmean(scores)
 
@@ -61,3 +61,66 @@ def combine_dimension(
         score=round_half_up(value),
         reasoning="\n".join(x for x in (note, reasoning) if x) or None,
     )
+
+
+# --- Verdict rules over judges (pure functions; `evalgate.gate.decide` applies them) ---------------
+
+
+def judge_means(dimensions: Sequence[DimensionResult]) -> dict[str, float]:
+    """Each judge's mean over the judged dimensions it scored, from every `judge_scores`.
+
+    A judge with no score at all (it errored on every dimension) has no mean and is absent, so the
+    ensemble rules count only the judges that were heard (the quorum).
+    """
+    per_judge: dict[str, list[int]] = {}
+    for d in dimensions:
+        if d.kind != "judge":
+            continue
+        for s in d.judge_scores:
+            if s.score is not None:
+                per_judge.setdefault(s.judge, []).append(s.score)
+    return {label: fmean(scores) for label, scores in per_judge.items()}
+
+
+def ensemble_mean(means: dict[str, float], how: str = "mean") -> float | None:
+    """The ensemble's mean: the judges' means combined by the rubric's aggregation (None if none)."""
+    return aggregate(list(means.values()), how) if means else None
+
+
+def strict_pass(means: dict[str, float], *, judges: int, at_least: float) -> bool:
+    """True when at least `judges` judges' means are >= `at_least` ("at least 2 of 3 judges >= 3.5")."""
+    return sum(1 for m in means.values() if m >= at_least) >= judges
+
+
+def critical_fail(means: dict[str, float], *, below: float) -> bool:
+    """True when a strict majority of the judges heard have a mean below `below` (2 of 3, 2 of 2)."""
+    low = sum(1 for m in means.values() if m < below)
+    return bool(means) and low * 2 > len(means)
+
+
+def band_of(mean: float | None, floors: dict[str, float]) -> str | None:
+    """The first band, from the highest floor down, whose floor `mean` reaches (None if none)."""
+    if mean is None:
+        return None
+    for name, floor in sorted(floors.items(), key=lambda kv: kv[1], reverse=True):
+        if mean >= floor:
+            return name
+    return None
+
+
+def ensemble_reasons(means: dict[str, float], ensemble: Ensemble) -> list[str]:
+    """Why the ensemble rules fail a file, in words (empty when they pass or are not configured)."""
+    reasons: list[str] = []
+    shown = ", ".join(f"{label} {m:.2f}" for label, m in sorted(means.items()))
+    judges, at_least = ensemble.strict_pass_judges, ensemble.strict_pass_mean
+    if (
+        judges is not None
+        and at_least is not None
+        and not strict_pass(means, judges=judges, at_least=at_least)
+    ):
+        reasons.append(f"strict pass not met: fewer than {judges} judges' means reach {at_least:g} ({shown})")
+    if ensemble.critical_fail_below is not None and critical_fail(means, below=ensemble.critical_fail_below):
+        reasons.append(
+            f"critical fail: a majority of judges' means are below {ensemble.critical_fail_below:g} ({shown})"
+        )
+    return reasons

@@ -13,18 +13,30 @@ from collections.abc import Sequence
 from dataclasses import replace
 from statistics import fmean
 
+from evalgate.ensemble import band_of, ensemble_mean, ensemble_reasons, judge_means
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Status, Verdict
 from evalgate.rubric import Rubric
 
 
 def _band(rubric: Rubric, mean: float | None) -> str | None:
     bands = rubric.policy.bands
-    if bands is None or mean is None:
-        return None
-    for name, floor in sorted(bands.floors.items(), key=lambda kv: kv[1], reverse=True):
-        if mean >= floor:
-            return name
-    return None
+    return None if bands is None else band_of(mean, bands.floors)
+
+
+def _mechanical_disagreements(rubric: Rubric, dims: Sequence[DimensionResult]) -> list[str]:
+    """A judged dimension that is also computed by a deterministic check: say when the two differ."""
+    by_id = {d.id: d for d in dims}
+    notes = []
+    for dim in rubric.judged:
+        judged, computed = by_id.get(dim.id), by_id.get(dim.mechanical or "")
+        if judged is None or computed is None or judged.score is None or computed.score is None:
+            continue
+        if judged.score != computed.score:
+            notes.append(
+                f"{dim.id}: the judge scored {judged.score} but the mechanical check "
+                f"{computed.id} computed {computed.score}"
+            )
+    return notes
 
 
 def decide(
@@ -69,6 +81,12 @@ def decide(
         reasons.append(f"mean {mean:.2f} is below {policy.min_mean:g}")
     for d in errors:
         reasons.append(f"{d.id} could not be evaluated: {d.error}")
+    # Ensemble rules apply only when the rubric sets them and more than one judge was heard.
+    means = judge_means(dims)
+    band_mean = mean
+    if len(means) > 1:
+        reasons.extend(ensemble_reasons(means, policy.ensemble))
+        band_mean = ensemble_mean(means, policy.ensemble.aggregation)
 
     if any(d.kind == "deterministic" for d in errors):
         verdict = Verdict.ERROR
@@ -81,7 +99,7 @@ def decide(
         verdict = Verdict.PASS
 
     skipped = [d.id for d in dims if d.status is Status.SKIPPED]
-    notes = list(warnings)
+    notes = list(warnings) + _mechanical_disagreements(rubric, dims)
     if skipped:
         notes.append(f"not evaluated (verdict is over the rest): {', '.join(skipped)}")
     return FileResult(
@@ -93,7 +111,7 @@ def decide(
         seed=seed,
         judges=tuple(judges),
         warnings=tuple(notes),
-        band=_band(rubric, mean),
+        band=_band(rubric, band_mean),
         reasons=tuple(reasons),
     )
 

@@ -97,6 +97,23 @@ class Judging(_Strict):
     instructions: str = ""
 
 
+class InputPart(_Strict):
+    """One named part of a structured input item (e.g. `persona`, `materials`, `response`)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = ""
+    required: bool = True
+
+
+class Inputs(_Strict):
+    """Rubrics whose inputs are not research markdown: each input file is a YAML mapping with these
+    named parts. Only these parts reach the judge, so any other key in the file (labels, the model or
+    configuration that produced the response) stays hidden from it."""
+
+    format: Literal["yaml"] = "yaml"
+    parts: tuple[InputPart, ...]
+
+
 class Rubric(_Strict):
     """A loaded, validated rubric."""
 
@@ -107,6 +124,7 @@ class Rubric(_Strict):
     dimensions: tuple[Dimension, ...]
     policy: Policy = Policy()
     judging: Judging = Judging()
+    inputs: Inputs | None = None
 
     @field_validator("dimensions")
     @classmethod
@@ -131,7 +149,10 @@ class Rubric(_Strict):
     @property
     def version(self) -> str:
         """A short hash of the canonical content: any change to the rubric changes it."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        # `inputs` is left out when absent so rubrics written before it existed keep their version.
+        exclude = {"inputs"} if self.inputs is None else None
+        dumped = self.model_dump(mode="json", exclude=exclude)
+        canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     def dimension(self, dimension_id: str) -> Dimension:
@@ -152,7 +173,9 @@ class Rubric(_Strict):
 def pack_names() -> list[str]:
     """The rubric packs shipped with evalgate."""
     return sorted(
-        p.name.removesuffix(".yml") for p in resources.files(PACKS_PACKAGE).iterdir() if p.name.endswith(".yml")
+        p.name.removesuffix(".yml")
+        for p in resources.files(PACKS_PACKAGE).iterdir()
+        if p.name.endswith(".yml")
     )
 
 
@@ -188,7 +211,9 @@ def load_rubric(name_or_path: str) -> Rubric:
             raise RubricError(f"{name_or_path}: cannot read rubric: {exc.strerror}") from None
         return parse_rubric(text, str(path))
     if name_or_path not in pack_names():
-        raise RubricError(f"unknown rubric {name_or_path!r}: give a YAML path or one of {', '.join(pack_names())}")
+        raise RubricError(
+            f"unknown rubric {name_or_path!r}: give a YAML path or one of {', '.join(pack_names())}"
+        )
     text = (resources.files(PACKS_PACKAGE) / f"{name_or_path}.yml").read_text(encoding="utf-8")
     return parse_rubric(text, f"rubric pack {name_or_path}")
 

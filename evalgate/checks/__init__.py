@@ -29,6 +29,7 @@ def _registry() -> dict[str, CheckFn]:
     # Imported here so a broken check module fails that check, not the import of the package.
     from evalgate.checks import (
         acronym_expansion,
+        amount_matches_tools,
         evidence_map_coverage,
         key_finding_word_count,
         section_presence,
@@ -41,6 +42,7 @@ def _registry() -> dict[str, CheckFn]:
         "key_finding_word_count": key_finding_word_count.check,
         "source_consultation": source_consultation.check,
         "acronym_expansion": acronym_expansion.check,
+        "amount_matches_tools_computed": amount_matches_tools.check,
     }
 
 

@@ -26,6 +26,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 import evalgate
 from evalgate.document import Document
+from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.rubric import Dimension, Policy, Rubric
 
 ReplyFormat = Literal["table", "json"]
@@ -162,6 +163,9 @@ def _contract_variables(rubric: Rubric, dims: Sequence[Dimension]) -> dict[str, 
                 "description": d.description.strip(),
                 "anchors": sorted(d.anchors.items(), reverse=True),
                 "hard_fail": d.hard_fail,
+                "examples": [
+                    {"text": e.text.strip(), "meets": e.meets, "why": e.why.strip()} for e in d.examples
+                ],
             }
             for d in dims
         ],
@@ -197,6 +201,12 @@ def render_judge_prompt(
     if template is None and fmt == "json" and name == "likert-table.md.j2":
         name = _default_template(fmt)
     text = _document_text(document)
+    if rubric.inputs is not None:
+        # A structured item: the judge sees only the rubric's named parts (see judging.inputs).
+        try:
+            text = judge_view(rubric, text, document.path if isinstance(document, Document) else "input")
+        except InputItemError as exc:
+            raise PromptError(str(exc)) from None
     dims = dimension_order(rubric, seed)
     fence = fence_token(text, seed)
     variables = _contract_variables(rubric, dims)
