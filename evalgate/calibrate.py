@@ -58,38 +58,53 @@ class GoldSet:
     items: tuple[GoldItem, ...]
 
 
-def _scores(raw: Any, where: str) -> dict[str, int]:
+def score_mapping(raw: Any, where: str, error: type[GoldError] = GoldError) -> dict[str, int]:
+    """A `{dimension id: integer score}` mapping from YAML (None is empty), else `error` at `where`."""
     if raw is None:
         return {}
     if not isinstance(raw, dict) or not all(isinstance(v, int) for v in raw.values()):
-        raise GoldError(f"{where}: expected a mapping of dimension id to an integer score")
+        raise error(f"{where}: expected a mapping of dimension id to an integer score")
     return {str(k): int(v) for k, v in raw.items()}
+
+
+def read_item_list(
+    path: Path, *, missing: str, error: type[GoldError] = GoldError
+) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """Read a YAML mapping whose `items` list names a `file` each: (top level, [(where, item)]).
+
+    Shared by the gold labels and the canary fixtures; `missing` says what to do when the file is absent.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: {missing}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("items"), list):
+        raise error(f"{path}: expected a mapping with `rubric` and a list of `items`")
+    entries = []
+    for index, entry in enumerate(raw["items"]):
+        where = f"{path}: items[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise error(f"{where}: each item needs a `file`")
+        entries.append((where, entry))
+    return raw, entries
 
 
 def load_gold(directory: str | Path) -> GoldSet:
     """Read `DIRECTORY/labels.yml`; every problem is a GoldError naming the file and the item."""
     root = Path(directory)
-    path = root / "labels.yml"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GoldError(f"{path}: no labels file (a gold set is a directory with labels.yml)") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise GoldError(f"{path}: cannot read labels: {exc}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("items"), list):
-        raise GoldError(f"{path}: expected a mapping with `rubric` and a list of `items`")
+    missing = "no labels file (a gold set is a directory with labels.yml)"
+    raw, entries = read_item_list(root / "labels.yml", missing=missing)
     items = []
-    for index, entry in enumerate(raw["items"]):
-        where = f"{path}: items[{index}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise GoldError(f"{where}: each item needs a `file`")
+    for where, entry in entries:
         verdict = entry.get("verdict")
         structural = verdict.get("structural") if isinstance(verdict, dict) else None
         items.append(
             GoldItem(
                 file=entry["file"],
-                judged=_scores(entry.get("judged"), f"{where}.judged"),
-                deterministic=_scores(entry.get("deterministic"), f"{where}.deterministic"),
+                judged=score_mapping(entry.get("judged"), f"{where}.judged"),
+                deterministic=score_mapping(entry.get("deterministic"), f"{where}.deterministic"),
                 structural_verdict=str(structural) if structural else None,
             )
         )

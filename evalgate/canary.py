@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from evalgate.calibrate import GoldError, read_item_list, score_mapping
 from evalgate.config import Config
 from evalgate.document import DocumentError, read_document
 from evalgate.judging.prompt import PromptError, render_judge_prompt
@@ -38,8 +39,10 @@ FIXTURES_FILE = "canary.yml"
 REPLIES_DIR = "replies"
 
 
-class CanaryError(Exception):
-    """The canary directory is unusable; the message names the file and the entry."""
+class CanaryError(GoldError):
+    """The canary directory is unusable; the message names the file and the entry.
+
+    A canary directory is read like a gold set (a YAML list of items), hence the shared base."""
 
 
 @dataclass(frozen=True)
@@ -113,26 +116,13 @@ def load_fixtures(directory: str | Path) -> Fixtures:
     """Read `DIRECTORY/canary.yml`; a problem is a CanaryError naming the file and the item."""
     root = Path(directory)
     path = root / FIXTURES_FILE
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CanaryError(
-            f"{path}: no canary fixtures (record them with --rebaseline --judge SPEC)"
-        ) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CanaryError(f"{path}: cannot read canary fixtures: {exc}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("items"), list):
-        raise CanaryError(f"{path}: expected a mapping with `rubric`, `seed` and a list of `items`")
+    missing = "no canary fixtures (record them with --rebaseline --judge SPEC)"
+    raw, entries = read_item_list(path, missing=missing, error=CanaryError)
     items = []
-    for index, entry in enumerate(raw["items"]):
-        where = f"{path}: items[{index}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise CanaryError(f"{where}: each item needs a `file`")
-        scores = entry.get("scores") or {}
-        if not isinstance(scores, dict) or not all(isinstance(v, int) for v in scores.values()):
-            raise CanaryError(f"{where}.scores: expected a mapping of dimension id to an integer score")
+    for where, entry in entries:
+        scores = score_mapping(entry.get("scores"), f"{where}.scores", CanaryError)
         sha = entry.get("prompt_sha256")
-        items.append(CanaryItem(entry["file"], {str(k): v for k, v in scores.items()}, sha and str(sha)))
+        items.append(CanaryItem(entry["file"], scores, str(sha) if sha else None))
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise CanaryError(f"{path}: seed must be an integer")
