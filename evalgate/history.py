@@ -1,0 +1,261 @@
+"""Score history: one JSONL record per evaluated file per run, pass rates, trend alerts, a chart.
+
+Each record carries the rubric id and version that produced it, because a rubric change makes scores
+incomparable: pass rates are therefore kept per rubric version, so adding a criterion starts a new
+table instead of erasing (or silently diluting) the old series. Appends are safe from concurrent jobs
+writing the same file: the file is opened O_APPEND and each record is one write() of one whole line,
+so lines from two writers never interleave. A line that does not parse (a truncated write, a hand
+edit, a merge conflict in a committed history) is skipped with a warning; it never stops a run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalgate.results import Report, Status
+
+TREND_DROP = 0.5  # a fall in the mean of at least this much ...
+TREND_WINDOW = 3  # ... across this many consecutive items raises an alert
+ALL_FILES = "all files"
+
+
+class HistoryWarning(UserWarning):
+    """A history line was skipped (not JSON, or not a record)."""
+
+
+@dataclass(frozen=True)
+class HistoryRecord:
+    """One file's result in one run."""
+
+    timestamp: str  # ISO 8601, UTC ("2026-12-02T16:00:00Z"); one run shares one timestamp
+    path: str
+    rubric: str
+    rubric_version: str
+    verdict: str
+    mean: float | None
+    scores: dict[str, int | None]  # per dimension; None = skipped or errored
+    failed: tuple[str, ...] = ()  # dimensions the gate counted as failing
+    judges: tuple[str, ...] = ()
+    band: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "timestamp": self.timestamp,
+            "path": self.path,
+            "rubric": self.rubric,
+            "rubric_version": self.rubric_version,
+            "verdict": self.verdict,
+            "mean": None if self.mean is None else round(self.mean, 3),
+            "scores": self.scores,
+            "failed": list(self.failed),
+            "judges": list(self.judges),
+        }
+        if self.band is not None:
+            out["band"] = self.band
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Any) -> HistoryRecord:
+        """Validate one decoded line; ValueError says what is wrong with it."""
+        if not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+        for key in ("timestamp", "path", "rubric", "rubric_version", "verdict"):
+            if not isinstance(raw.get(key), str):
+                raise ValueError(f"missing or non-string {key!r}")
+        scores = raw.get("scores", {})
+        if not isinstance(scores, dict) or not all(v is None or isinstance(v, int) for v in scores.values()):
+            raise ValueError("'scores' must map dimension ids to integers or null")
+        mean = raw.get("mean")
+        if mean is not None and not isinstance(mean, int | float):
+            raise ValueError("'mean' must be a number or null")
+        return cls(
+            timestamp=raw["timestamp"],
+            path=raw["path"],
+            rubric=raw["rubric"],
+            rubric_version=raw["rubric_version"],
+            verdict=raw["verdict"],
+            mean=None if mean is None else float(mean),
+            scores={str(k): v for k, v in scores.items()},
+            failed=tuple(str(f) for f in raw.get("failed") or ()),
+            judges=tuple(str(j) for j in raw.get("judges") or ()),
+            band=raw.get("band") if isinstance(raw.get("band"), str) else None,
+        )
+
+
+def _timestamp(now: datetime | None) -> str:
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def history_records(report: Report, *, now: datetime | None = None) -> list[HistoryRecord]:
+    """The records a report adds to the history (files that could not be evaluated are left out:
+    they have no scores to trend, and their error is in the run's own report)."""
+    stamp = _timestamp(now)
+    records = []
+    for result in report.results:
+        if result.error is not None:
+            continue
+        judges = tuple(f"{j.backend}:{j.model}" for j in result.judges) or report.judges
+        records.append(
+            HistoryRecord(
+                timestamp=stamp,
+                path=result.path,
+                rubric=report.rubric.id,
+                rubric_version=report.rubric.version,
+                verdict=result.verdict.value,
+                mean=result.mean,
+                scores={d.id: d.score if d.status is Status.SCORED else None for d in result.dimensions},
+                failed=tuple(d.id for d in result.failing_dimensions),
+                judges=judges,
+                band=result.band,
+            )
+        )
+    return records
+
+
+def append_history(report: Report, path: str | Path, *, now: datetime | None = None) -> int:
+    """Append one line per evaluated file to the JSONL history at `path`; returns the count.
+
+    Each line is a single os.write() on a descriptor opened O_APPEND, so concurrent writers (shards,
+    parallel jobs) append whole lines and never interleave within one.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    records = history_records(report, now=now)
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        for record in records:
+            line = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+            os.write(fd, line.encode("utf-8"))
+    finally:
+        os.close(fd)
+    return len(records)
+
+
+def load_history(path: str | Path) -> list[HistoryRecord]:
+    """Every valid record in the history, in file order; a missing file is an empty history.
+
+    A line that is not a valid record is skipped with a HistoryWarning naming the file and line.
+    """
+    target = Path(path)
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        return []
+    records = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(HistoryRecord.from_json(json.loads(line)))
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            warnings.warn(f"{target}:{number}: skipped history line: {exc}", HistoryWarning, stacklevel=2)
+    return records
+
+
+@dataclass(frozen=True)
+class PassRate:
+    """How often one criterion passed among the records that scored it."""
+
+    criterion: str
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+
+def pass_rates(records: Sequence[HistoryRecord]) -> dict[str, dict[str, PassRate]]:
+    """Per rubric version ("rubric@version", in order of first appearance), each criterion's pass rate.
+
+    A criterion passes in a record when it was scored and the gate did not count it as failing.
+    """
+    tallies: dict[str, dict[str, list[int]]] = {}
+    for record in records:
+        table = tallies.setdefault(f"{record.rubric}@{record.rubric_version}", {})
+        for criterion, score in record.scores.items():
+            if score is None:
+                continue
+            tally = table.setdefault(criterion, [0, 0])
+            tally[0] += criterion not in record.failed
+            tally[1] += 1
+    return {
+        version: {c: PassRate(c, passed, total) for c, (passed, total) in table.items()}
+        for version, table in tallies.items()
+    }
+
+
+@dataclass(frozen=True)
+class TrendAlert:
+    """The mean fell by at least TREND_DROP over the last TREND_WINDOW items of a series."""
+
+    subject: str  # a file path, or ALL_FILES for the per-run average
+    means: tuple[float, ...] = field(default=())
+
+    @property
+    def drop(self) -> float:
+        return self.means[0] - self.means[-1]
+
+    @property
+    def message(self) -> str:
+        steps = " -> ".join(f"{m:.2f}" for m in self.means)
+        return f"{self.subject}: mean fell by {self.drop:.2f} over the last {len(self.means)} ({steps})"
+
+
+def run_means(records: Sequence[HistoryRecord]) -> list[tuple[str, float]]:
+    """The average of the file means per run (records sharing a timestamp), oldest first."""
+    runs: dict[str, list[float]] = {}
+    for record in records:
+        if record.mean is not None:
+            runs.setdefault(record.timestamp, []).append(record.mean)
+    return [(stamp, sum(means) / len(means)) for stamp, means in sorted(runs.items())]
+
+
+def _falling(subject: str, means: Sequence[float]) -> TrendAlert | None:
+    window = tuple(means[-TREND_WINDOW:])
+    if len(window) == TREND_WINDOW and window[0] - window[-1] >= TREND_DROP - 1e-9:
+        return TrendAlert(subject, window)
+    return None
+
+
+def trend_alerts(records: Sequence[HistoryRecord]) -> list[TrendAlert]:
+    """Alerts for every file, and for the per-run average, whose mean fell by >= 0.5 over its last 3."""
+    by_path: dict[str, list[tuple[str, float]]] = {}
+    for record in records:
+        if record.mean is not None:
+            by_path.setdefault(record.path, []).append((record.timestamp, record.mean))
+    alerts = []
+    for path, series in sorted(by_path.items()):
+        ordered = [mean for _, mean in sorted(series, key=lambda item: item[0])]
+        alert = _falling(path, ordered)
+        if alert is not None:
+            alerts.append(alert)
+    overall = _falling(ALL_FILES, [mean for _, mean in run_means(records)])
+    return [*alerts, overall] if overall is not None else alerts
+
+
+def mermaid_trend(records: Sequence[HistoryRecord], *, last: int = 20) -> str:
+    """A mermaid `xychart-beta` block of the mean per run (last `last` runs) for the job summary;
+    empty when the history has no scored run."""
+    series = run_means(records)[-last:]
+    if not series:
+        return ""
+    labels = ", ".join(f'"{stamp[5:16].replace("T", " ")}"' for stamp, _ in series)
+    values = ", ".join(f"{mean:.2f}" for _, mean in series)
+    return (
+        "```mermaid\n"
+        "xychart-beta\n"
+        '    title "Mean score per run"\n'
+        f"    x-axis [{labels}]\n"
+        '    y-axis "mean score" 1 --> 5\n'
+        f"    line [{values}]\n"
+        "```\n"
+    )
