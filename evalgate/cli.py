@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="print the JSON schema of a rubric file or of .evalgate.yml")
     schema.add_argument("which", choices=("rubric", "config"))
+
+    # Commands that live with their own concept; each adds its subparser and handler.
+    from evalgate import calibrate, canary, compare
+
+    for module in (calibrate, canary, compare):
+        module.register(sub)
     return parser
 
 
@@ -223,8 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    handler = getattr(args, "func", None) or COMMANDS[args.command]
     try:
-        return COMMANDS[args.command](args)
+        return handler(args)
     except (UsageError, ConfigError, RubricError) as exc:
         print(f"evalgate: {exc}", file=sys.stderr)
         return EXIT_USAGE
