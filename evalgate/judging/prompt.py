@@ -114,6 +114,12 @@ def _render(name: str, variables: dict[str, Any]) -> tuple[str, str]:
         raise PromptError(f"judge template {name!r} in {directory} is broken: {exc}") from None
 
 
+def render_template(name: str, variables: dict[str, Any]) -> tuple[str, str]:
+    """Render any template in `prompts/` with these variables: (text, template sha256). Raises
+    PromptError. Untrusted text must only ever be a variable's value, fenced by the template."""
+    return _render(name, variables)
+
+
 def fence_token(text: str, seed: int, *, avoid: Sequence[str] = ()) -> str:
     """A token derived from the seed and the text's hash that occurs in none of `text` and `avoid`.
 
