@@ -89,6 +89,7 @@ PLACEHOLDER_PHRASES = (
     "[Organisation Title](https://url) — brief description",
 )
 _PLACEHOLDER_KEYS = tuple((p, " ".join(p.lower().split())) for p in PLACEHOLDER_PHRASES)
+_PLACEHOLDER_WORDS = tuple(max(key.split(), key=len) for _, key in _PLACEHOLDER_KEYS)
 # Lines that carry nothing: a lone list marker (`-`, `1.`), a kept italic template note, a rule.
 _EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
 _EMPTY_MAP_ROW = re.compile(r"^\s*\|(?:\s*(?:high\s*/\s*medium\s*/\s*low)?\s*\|)+\s*$", re.I)
@@ -97,6 +98,8 @@ _SKILL_PREFIX = re.compile(r"^section (?=\d)")
 
 def check(document: Document) -> CheckOutcome:
     """Score the presence and filling-in of the template's required sections (anchors 1-5)."""
+    phrases = _phrases_in(document)
+    heading_lines = frozenset(s.line for s in document.sections)
     findings: list[Finding] = []
     found: dict[str, Section | None] = {}
     core_bad = minor_bad = 0
@@ -111,7 +114,7 @@ def check(document: Document) -> CheckOutcome:
                 Finding(_anchor_line(document, found, required), f"missing required section {required.name}")
             )
         else:
-            problem = _placeholder_problem(document, section, required)
+            problem = _placeholder_problem(document, section, required, phrases, heading_lines)
             if problem is None:
                 continue
             findings.append(Finding(problem[0], f"{required.name} {problem[1]}"))
@@ -179,12 +182,16 @@ def _own_lines(document: Document, section: Section) -> range:
 
 
 def _placeholder_problem(
-    document: Document, section: Section, required: RequiredSection
+    document: Document,
+    section: Section,
+    required: RequiredSection,
+    phrases: tuple[tuple[str, str], ...],
+    heading_lines: frozenset[int],
 ) -> tuple[int, str] | None:
     """(line, what is wrong) when the section's own text is empty or template text, else None."""
     numbers = _own_lines(document, section)
-    joined = " ".join(" ".join(document.lines[n - 1] for n in numbers).split()).lower()
-    for phrase, key in _PLACEHOLDER_KEYS:
+    joined = " ".join(" ".join(document.lines[n - 1] for n in numbers).split()).lower() if phrases else ""
+    for phrase, key in phrases:
         if key in joined:
             line = next(
                 (n for n in numbers if phrase[:30].lower() in document.lines[n - 1].lower()), section.line
@@ -195,12 +202,23 @@ def _placeholder_problem(
             return n, "still holds the template's empty row"
     if required.container:
         return None
-    heading_lines = {s.line for s in document.sections}
     # emptiness looks at the whole span: `### §2 Investigation` often holds only `####` sub-questions
     whole = range(section.line + 1, section.end_line + 1)
     if all(_EMPTY_LINE.match(document.lines[n - 1]) or n in heading_lines for n in whole):
         return section.line, "is empty (only template markers such as a lone '-')"
     return None
+
+
+def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
+    """The placeholder phrases that occur anywhere in the document (usually none), so sections are
+    searched only for those. Each phrase's longest word is a cheap, exact pre-filter: a reflowed
+    phrase still contains it."""
+    lower = document.text.lower()
+    present = [pk for pk, word in zip(_PLACEHOLDER_KEYS, _PLACEHOLDER_WORDS, strict=True) if word in lower]
+    if not present:
+        return ()
+    whole = " ".join(lower.split())
+    return tuple(pk for pk in present if pk[1] in whole)
 
 
 def _template_title_line(document: Document) -> int | None:
