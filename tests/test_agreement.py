@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -136,3 +140,25 @@ def test_agreement_by_dimension_is_empty_for_one_judge() -> None:
     single = DimensionResult("spec", "judge", Status.SCORED, score=4, judge_scores=(JudgeScore("j", 4),))
     report = Report(RubricRef("r", "v"), (FileResult("a.md", Verdict.PASS, dimensions=(single,)),))
     assert agreement_by_dimension(report) == {}
+
+
+def test_agreement_from_a_real_two_judge_run(tmp_path: Path) -> None:
+    from evalgate.config import Config
+    from evalgate.run import run
+
+    script = Path(__file__).parent / "fixtures" / "canary" / "scripted_judge.py"
+    for name in ("one", "two", "three"):
+        (tmp_path / f"{name}.md").write_text(f"# {name}\n\n## Findings\n\nThe {name}-marker.\n", "utf-8")
+    scores = tmp_path / "scores.json"
+    scores.write_text(
+        json.dumps(
+            {f"{n}-marker": {"epistemic_labeling": s} for n, s in (("one", 2), ("two", 3), ("three", 5))}
+        )
+    )
+    judge = f"command:{sys.executable} {script} {scores}"
+    config = Config(judges=(judge, f"{judge} 1"), cache=False, root=str(tmp_path))
+    out = agreement_by_dimension(run(config, [str(tmp_path)], base=tmp_path))
+    # the second judge scores one point higher (5 stays 5): pairs (2,3) (3,4) (5,5)
+    labelling = out["epistemic_labeling"]
+    assert (labelling["items"], labelling["exact"]) == (3, pytest.approx(1 / 3, abs=1e-4))
+    assert labelling["within_one"] == 1.0 and labelling["kappa_kind"] == "cohen"

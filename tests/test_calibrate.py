@@ -175,3 +175,11 @@ def test_an_item_missing_from_the_report_is_listed_not_scored() -> None:
     result = calibrate(Report(RubricRef(rubric.id, rubric.version), ()), gold, rubric)
     assert result.unevaluated == ("gone.md: not in the report",)
     assert result.overall.items == 0 and not result.passed
+
+
+def test_wired_into_the_cli(gold_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from evalgate.cli import main
+
+    judge = _judge(tmp_path, {"*": dict.fromkeys(JUDGED, 3)}, "flat")
+    assert main(["calibrate", str(gold_dir), "--judge", judge, "--no-cache", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["passed"] is False
