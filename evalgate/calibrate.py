@@ -28,7 +28,7 @@ import yaml
 from evalgate.agreement import Kappa, cohen_kappa, weighted_kappa
 from evalgate.config import Config
 from evalgate.results import FileResult, Report, Status
-from evalgate.rubric import Rubric, load_rubric
+from evalgate.rubric import Rubric, RubricError, load_rubric
 
 EXIT_OK, EXIT_BELOW_BAR, EXIT_USAGE = 0, 1, 2
 DEFAULT_GOLD_DIR = "gold"
@@ -291,13 +291,23 @@ def calibrate(
 
 
 def run_calibration(
-    gold_dir: str | Path, config: Config, *, bar: float = DEFAULT_BAR, metric: str = "exact"
+    gold_dir: str | Path,
+    config: Config,
+    *,
+    bar: float = DEFAULT_BAR,
+    metric: str = "exact",
+    rubric_override: str | None = None,
 ) -> Calibration:
-    """Evaluate the gold items with the configured judges and compare with the labels."""
+    """Evaluate the gold items with the configured judges and compare with the labels.
+
+    The labels were written against the gold set's own rubric (`rubric:` in labels.yml), so that rubric
+    is used whatever `.evalgate.yml` says; `rubric_override` (the CLI's --rubric) replaces it, e.g. to
+    calibrate an edited copy of the rubric before it ships.
+    """
     from evalgate.run import run
 
     gold = load_gold(gold_dir)
-    config = config.with_overrides(rubric=gold.rubric) if config.rubric == Config().rubric else config
+    config = config.with_overrides(rubric=rubric_override or gold.rubric)
     rubric = load_rubric(config.rubric)
     base = gold.directory.resolve()
     report = run(config.with_overrides(root=str(base)), [item.file for item in gold.items], base=base)
@@ -352,8 +362,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print("evalgate calibrate: name at least one judge with --judge SPEC", file=sys.stderr)
         return EXIT_USAGE
     try:
-        result = run_calibration(args.gold_dir, config, bar=args.bar, metric=args.metric)
-    except GoldError as exc:
+        result = run_calibration(
+            args.gold_dir, config, bar=args.bar, metric=args.metric, rubric_override=args.rubric
+        )
+    except (GoldError, RubricError) as exc:
         print(f"evalgate calibrate: {exc}", file=sys.stderr)
         return EXIT_USAGE
     text = json.dumps(result.to_json(), indent=2) + "\n" if args.format == "json" else render_text(result)

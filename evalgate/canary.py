@@ -30,7 +30,7 @@ from evalgate.config import Config
 from evalgate.document import DocumentError, read_document
 from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import Report, Status
-from evalgate.rubric import Rubric, load_rubric
+from evalgate.rubric import Rubric, RubricError, load_rubric
 
 EXIT_OK, EXIT_DRIFT, EXIT_USAGE = 0, 1, 2
 DEFAULT_DIR = "gold/canary"
@@ -273,7 +273,7 @@ def cmd_canary(args: argparse.Namespace) -> int:
             print(f"recorded {len(fixtures.items)} canary items in {fixtures.directory / FIXTURES_FILE}")
             return EXIT_OK
         drift = run_canary(args.directory, config, tolerance=args.tolerance)
-    except CanaryError as exc:
+    except (CanaryError, RubricError) as exc:
         print(f"evalgate canary: {exc}", file=sys.stderr)
         return EXIT_USAGE
     sys.stdout.write(

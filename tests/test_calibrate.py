@@ -183,3 +183,16 @@ def test_wired_into_the_cli(gold_dir: Path, tmp_path: Path, capsys: pytest.Captu
     judge = _judge(tmp_path, {"*": dict.fromkeys(JUDGED, 3)}, "flat")
     assert main(["calibrate", str(gold_dir), "--judge", judge, "--no-cache", "--format", "json"]) == 1
     assert json.loads(capsys.readouterr().out)["passed"] is False
+
+
+def test_the_gold_sets_rubric_is_used_unless_overridden(
+    gold_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "evalgate.yml"
+    config.write_text("rubric: no-such-rubric\n", encoding="utf-8")
+    judge = _judge(tmp_path, {"*": dict.fromkeys(JUDGED, 3)}, "flat")
+    # the labels say research-loop: the configuration's rubric does not apply to the gold set
+    assert _run(gold_dir, judge, "--config", str(config), capsys=capsys)[0] == 1
+    args = _parse([str(gold_dir), "--judge", judge, "--no-cache", "--rubric", "no-such-rubric"])
+    assert args.func(args) == 2
+    assert "unknown rubric 'no-such-rubric'" in capsys.readouterr().err
