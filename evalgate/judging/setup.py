@@ -16,6 +16,7 @@ from evalgate.ensemble import combine_dimension
 from evalgate.judging.backends import Backend
 from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.cache import JudgeCache
+from evalgate.judging.family import generator_warnings
 from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
 from evalgate.results import DimensionResult, JudgeCall
 from evalgate.rubric import Rubric
@@ -33,18 +34,11 @@ def make_judges(config: Config) -> list[Backend]:
 
 
 def _generator_warning(document: Document, judges: Sequence[Backend], config: Config) -> list[str]:
-    """Judge != generator: warn when a judge is of the family of the model that wrote the document."""
+    """Judge != generator: warn when a judge is of the family of the model that wrote the document
+    (front matter `model` or `generator`, else the configured generator model)."""
     data = document.front_matter.data or {}
     generator = str(data.get("model") or data.get("generator") or config.generator_model or "").strip()
-    if not generator:
-        return []
-    family = generator.lower().split(":")[-1].split("/")[-1].split("-")[0]
-    out = []
-    for j in judges:
-        model = (j.model or "").lower().split("/")[-1]
-        if family and model.startswith(family):
-            out.append(f"judge {judge_label(j)} is of the same model family as the generator ({generator})")
-    return out
+    return generator_warnings(generator or None, [(judge_label(j), j.model or "") for j in judges])
 
 
 def judge_documents(
