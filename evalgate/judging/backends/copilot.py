@@ -9,7 +9,8 @@ on its own in 1.0.102 (tests/judging/test_copilot_cli.py proves each against the
 - `--available-tools=<a name no tool has>`: the model is offered no tools at all, and a tool call
   it makes anyway is answered "Tool 'view' does not exist";
 - `--deny-tool` shell, read, write and url: a call to an existing tool is refused;
-- `-C <empty scratch dir>`, `--disallow-temp-dir` and a private empty TMPDIR: nothing to read;
+- `-C <empty scratch dir>`, `--disallow-temp-dir` and a private TMPDIR (holding only the CLI's
+  own compile cache): nothing to read;
 - a scrubbed environment: PATH, HOME, locale, proxy and TLS variables, `COPILOT_*` (less the ones
   that widen permissions) and one auth token — never `INPUT_*`, `ACTIONS_*` or the reporting token.
 
@@ -147,20 +148,24 @@ class CopilotBackend:
         self.prices = prices
         self.token = token
         self.binary = binary if binary is not None else find_copilot_binary(self.environ)
-        self._home: str | None = None
-        self._home_lock = threading.Lock()
+        self._state: Path | None = None
+        self._state_lock = threading.Lock()
 
-    def _private_home(self) -> str:
-        """This backend's own COPILOT_HOME, made on first use and removed with the backend.
+    def _private_state(self) -> Path:
+        """This backend's own state directory, made on first use and removed with the backend.
 
-        Shared by its calls (also parallel ones: the CLI locks its state files) because a fresh one
-        per call costs about a second of set-up; each `-s` call is still a new session.
+        It holds `home` (COPILOT_HOME, unless the user set one) and `tmp` (the CLI's TMPDIR, where it
+        keeps node's compile cache). Both are shared by the backend's calls, also parallel ones (the
+        CLI locks its state files), because fresh ones per call cost about a second of CPU; each `-s`
+        call is still a new session, and the model can read neither (no tools, --disallow-temp-dir).
         """
-        with self._home_lock:
-            if self._home is None:
-                self._home = tempfile.mkdtemp(prefix="evalgate-copilot-home-")
-                weakref.finalize(self, shutil.rmtree, self._home, ignore_errors=True)
-            return self._home
+        with self._state_lock:
+            if self._state is None:
+                self._state = Path(tempfile.mkdtemp(prefix="evalgate-copilot-"))
+                for part in ("home", "tmp"):
+                    (self._state / part).mkdir()
+                weakref.finalize(self, shutil.rmtree, self._state, ignore_errors=True)
+            return self._state
 
     def complete(self, prompt: str) -> Reply:
         """Run the CLI once with the prompt on stdin; its answer is the reply."""
@@ -170,13 +175,13 @@ class CopilotBackend:
                 f"{label}: Copilot CLI not found (set EVALGATE_COPILOT_BIN, put `copilot` on PATH, "
                 "or run `npm ci` in the project)"
             )
-        with tempfile.TemporaryDirectory(prefix="evalgate-copilot-") as scratch:
+        state = self._private_state()
+        with tempfile.TemporaryDirectory(prefix="call-", dir=state) as scratch:
             root = Path(scratch)
-            for part in ("work", "tmp"):
-                (root / part).mkdir()
+            (root / "work").mkdir()
             usage_file = root / "usage.json"
             env = copilot_environment(
-                self.environ, copilot_home=self._private_home(), tmpdir=str(root / "tmp"), token=self.token
+                self.environ, copilot_home=str(state / "home"), tmpdir=str(state / "tmp"), token=self.token
             )
             workdir = str(root / "work")
             argv = copilot_argv(
