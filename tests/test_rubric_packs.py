@@ -216,3 +216,24 @@ def test_check_support_reply_item(tmp_path, capsys):
     assert ids["amount_matches_tools_computed"]["score"] == 1
     assert all(e["verified"] for c in SR_CRITERIA for e in ids[c]["evidence"])
     assert result["verdict"] == "PASS" and code == 0
+
+
+GOLD = ROOT / "gold"
+
+
+@pytest.mark.parametrize("item", sorted((GOLD / "support-reply").glob("*.yml")), ids=lambda p: p.stem)
+def test_computed_amounts_agree_with_the_gold_labels(item):
+    labels = yaml.safe_load(item.read_text(encoding="utf-8"))["labels"]
+    result = run_check(
+        "amount_matches_tools_computed", parse_document(item.read_text(encoding="utf-8"), str(item))
+    )
+    assert result.score == int(labels["amount_matches_tools"]["met"])
+
+
+@pytest.mark.parametrize("item", sorted((GOLD / "knowledge-work").glob("*.yml")), ids=lambda p: p.stem)
+def test_gold_knowledge_work_items_render_without_their_labels(item):
+    raw = item.read_text(encoding="utf-8")
+    data = yaml.safe_load(raw)
+    text = render_judge_prompt(load_rubric("knowledge-work"), parse_document(raw, str(item)), seed=0).text
+    assert " ".join(data["why"].split()[:6]) not in " ".join(text.split())
+    assert "\nlabels:" not in text and "## response" in text and "## materials" in text
