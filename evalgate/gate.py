@@ -39,6 +39,16 @@ def _mechanical_disagreements(rubric: Rubric, dims: Sequence[DimensionResult]) -
     return notes
 
 
+def _missing_evidence(rubric: Rubric, dims: Sequence[DimensionResult]) -> list[str]:
+    """Binary criteria (those with worked examples) must carry the span that decided them."""
+    with_examples = {d.id for d in rubric.judged if d.examples}
+    return [
+        f"{d.id}: the judge's verdict carries no evidence span"
+        for d in dims
+        if d.id in with_examples and d.status is Status.SCORED and not d.evidence
+    ]
+
+
 def decide(
     path: str,
     dimensions: Sequence[DimensionResult],
@@ -74,8 +84,10 @@ def decide(
                 reasons.append(f"{d.id} scored {d.score}")
     if policy.min_each is not None:
         for d in scored:
-            low = d.score is not None and d.score < policy.min_each
-            if low and d.id not in hard and not (policy.fail_on_score and d.score <= policy.fail_on_score):
+            if d.score is None or d.score >= policy.min_each or d.id in hard:
+                continue
+            # already reported by fail_on_score (compared with `is not None`: a floor of 0 is a floor)
+            if not (policy.fail_on_score is not None and d.score <= policy.fail_on_score):
                 reasons.append(f"{d.id} scored {d.score} (each dimension needs {policy.min_each})")
     if policy.min_mean is not None and mean is not None and mean < policy.min_mean:
         reasons.append(f"mean {mean:.2f} is below {policy.min_mean:g}")
@@ -99,7 +111,7 @@ def decide(
         verdict = Verdict.PASS
 
     skipped = [d.id for d in dims if d.status is Status.SKIPPED]
-    notes = list(warnings) + _mechanical_disagreements(rubric, dims)
+    notes = list(warnings) + _mechanical_disagreements(rubric, dims) + _missing_evidence(rubric, dims)
     if skipped:
         notes.append(f"not evaluated (verdict is over the rest): {', '.join(skipped)}")
     return FileResult(

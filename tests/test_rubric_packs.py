@@ -172,6 +172,14 @@ def test_judge_and_mechanical_disagreement_is_reported():
     assert r.verdict.value == "FAIL"
 
 
+def test_a_criterion_verdict_without_evidence_is_flagged():
+    sr = load_rubric("support-reply")
+    dims = [DimensionResult(d.id, d.kind, Status.SCORED, score=1) for d in sr.dimensions]
+    warnings = decide("item.yml", dims, sr).warnings
+    assert len(warnings) == 6
+    assert "tone_appropriate: the judge's verdict carries no evidence span" in warnings
+
+
 def _check(tmp_path: Path, rubric: str, item: Path, judges: list[str], capsys) -> tuple[int, dict]:
     argv = ["check", str(item), "--rubric", rubric, "--root", str(tmp_path), "--no-cache", "--format", "json"]
     for j in judges:
