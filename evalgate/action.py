@@ -33,6 +33,7 @@ from evalgate.cli import EXIT_USAGE, config_from_args, exit_code, render
 from evalgate.config import DEFAULT_PATHS, Config, ConfigError
 from evalgate.events import load_event, targets_from_event
 from evalgate.gate import error_result
+from evalgate.history import record_run
 from evalgate.judging.backends import UnknownBackendError
 from evalgate.report.actions import add_mask, workflow_command, write_outputs
 from evalgate.report.comment import CommentMode
@@ -204,6 +205,23 @@ def _fail_configuration(message: str, env: Mapping[str, str], out: TextIO) -> in
     return EXIT_USAGE
 
 
+def _record_history(report: Report, config: Config, env: Mapping[str, str], out: TextIO) -> list[str]:
+    """Append to the configured history; alerts become warnings, the trend chart joins the summary."""
+    if not config.history:
+        return []
+    try:
+        update = record_run(report, config.history)
+        for alert in update.alerts:
+            out.write(workflow_command("warning", f"evalgate trend: {alert}") + "\n")
+        summary = env.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write("\n### Score trend\n\n" + update.chart + "\n")
+    except OSError as exc:
+        return [f"history {config.history}: {exc.strerror or exc}"]
+    return []
+
+
 def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
     """Run the action. `env` is the process environment (os.environ in the container): it is read,
     and edited (credentials removed, git trust added) for the judges and git the run starts."""
@@ -238,6 +256,7 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
         problems = list(outcome.errors)
     except Exception as exc:  # a reporting bug must not turn a decided verdict into a crash
         problems = [f"publishing failed: {type(exc).__name__}: {exc}"]
+    problems += _record_history(report, config, env, out)
     for problem in problems:
         out.write(workflow_command("warning", f"evalgate could not publish: {problem}") + "\n")
     if results_file is None:

@@ -44,6 +44,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
     p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
     p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
+    p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,6 +105,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         judge_timeout=getattr(args, "judge_timeout", None),
         shard=getattr(args, "shard", None),
         root=getattr(args, "root", None),
+        history=getattr(args, "history", None),
     )
 
 
@@ -167,6 +169,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = run(config, paths, progress=update)
     finally:
         stop()
+    if config.history:
+        from evalgate.history import record_run
+
+        for alert in record_run(report, config.history).alerts:
+            print(f"evalgate: trend alert: {alert}", file=sys.stderr)
     text = render(report, args.format, verbose=args.verbose)
     if args.output:
         try:

@@ -259,3 +259,18 @@ def mermaid_trend(records: Sequence[HistoryRecord], *, last: int = 20) -> str:
         f"    line [{values}]\n"
         "```\n"
     )
+
+
+@dataclass(frozen=True)
+class HistoryUpdate:
+    """What recording a run into the history tells the reports: trend alerts and the trend chart."""
+
+    alerts: tuple[str, ...]
+    chart: str
+
+
+def record_run(report: Report, path: str | Path, *, now: datetime | None = None) -> HistoryUpdate:
+    """Append a run's records, then read the series back for alerts and the mermaid chart."""
+    append_history(report, path, now=now)
+    records = load_history(path)
+    return HistoryUpdate(tuple(a.message for a in trend_alerts(records)), mermaid_trend(records))

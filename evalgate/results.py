@@ -209,6 +209,7 @@ class Report:
     results: tuple[FileResult, ...]
     judges: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    agreement: dict[str, Any] = field(default_factory=dict)  # per judged dimension, with 2+ judges
 
     @property
     def verdict(self) -> Verdict:
@@ -240,9 +241,12 @@ class Report:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "rubric": {"id": self.rubric.id, "version": self.rubric.version},
             "judges": list(self.judges),
             "results": [r.to_json() for r in self.results],
             "summary": self.summary(),
         }
+        if self.agreement:
+            out["agreement"] = self.agreement
+        return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,12 +98,18 @@ def run(
             + ", ".join(d.id for d in rubric.judged)
             + "; verdicts cover the deterministic dimensions only"
         )
-    return Report(
+    report = Report(
         rubric=RubricRef(rubric.id, rubric.version),
         results=tuple(results),
         judges=tuple(config.judges),
         notes=tuple(notes),
     )
+    if len(judges) > 1:
+        from evalgate.agreement import agreement_by_dimension
+
+        scale = (rubric.scale.min, rubric.scale.max)
+        report = replace(report, agreement=agreement_by_dimension(report, scale=scale))
+    return report
 
 
 def _make_judges(config: Config) -> list[Backend]:

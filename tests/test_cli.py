@@ -150,3 +150,48 @@ def test_console_script_never_prints_a_traceback(workdir):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "ERROR binary.md" in proc.stdout
+
+
+def test_history_is_appended_per_run(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    for _ in range(2):
+        main(["check", "--history", "hist.jsonl", "a.md"])
+    capsys.readouterr()
+    records = [json.loads(line) for line in (workdir / "hist.jsonl").read_text().splitlines()]
+    assert [r["path"] for r in records] == ["a.md", "a.md"]
+    assert all(r["rubric_version"] for r in records)
+
+
+JUDGE = """import sys
+sys.stdin.read()
+score = sys.argv[1]
+ids = ["executive_summary_first_sentence", "claim_source_accuracy", "epistemic_labeling",
+       "key_finding_specificity"]
+print("| dimension | score | evidence | reasoning |")
+print("|---|---|---|---|")
+for i in ids:
+    print(f"| {i} | {score} | Does it work? | ok |")
+print("OVERALL: PASS")
+"""
+
+
+def test_two_judges_keep_each_score_and_report_agreement(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    (workdir / "judge.py").write_text(JUDGE)
+    code, report, _ = run_json(
+        [
+            "--no-cache",
+            "--judge",
+            f"command:{sys.executable} judge.py 4",
+            "--judge",
+            f"command:{sys.executable} judge.py 2",
+            "a.md",
+        ],
+        capsys,
+    )
+    judged = [d for d in report["results"][0]["dimensions"] if d["kind"] == "judge"]
+    assert all(d["score"] == 3 for d in judged)  # mean of 4 and 2
+    assert all([s["score"] for s in d["judge_scores"]] == [4, 2] for d in judged)
+    assert report["agreement"]["epistemic_labeling"]["exact"] == 0.0
+    assert report["agreement"]["epistemic_labeling"]["within_one"] == 0.0
+    assert len(report["results"][0]["judges"]) == 2
