@@ -178,7 +178,7 @@ print("OVERALL: PASS")
 def test_two_judges_keep_each_score_and_report_agreement(workdir, capsys):
     (workdir / "a.md").write_text(GOOD)
     (workdir / "judge.py").write_text(JUDGE)
-    code, report, _ = run_json(
+    _, report, _ = run_json(
         [
             "--no-cache",
             "--judge",

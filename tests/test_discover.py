@@ -51,6 +51,6 @@ def test_symlink_leading_outside_root_is_refused(tmp_path):
 def test_shards_partition_stably():
     names = [f"Research/completed/item-{i}.md" for i in range(200)]
     shards = [[n for n in names if in_shard(n, f"{i}/3")] for i in (1, 2, 3)]
-    assert sorted(sum(shards, [])) == sorted(names)
+    assert sorted(n for shard in shards for n in shard) == sorted(names)
     assert all(shards)
     assert shards == [[n for n in names if in_shard(n, f"{i}/3")] for i in (1, 2, 3)]
