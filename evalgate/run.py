@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,10 +25,30 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
-class _Loaded:
+class _Evaluated:
+    """One target after reading and the deterministic checks."""
+
     target: Target
-    document: Document | None
+    document: Document | None  # kept only when judges still need it
     error: str | None
+    dimensions: tuple[DimensionResult, ...]
+
+
+@dataclass(frozen=True)
+class _StructuralPass:
+    """Read one file and run the rubric's deterministic checks on it (picklable for worker processes)."""
+
+    max_bytes: int
+    checks: tuple[tuple[str, bool], ...]  # (dimension id, hard fail)
+    keep_document: bool
+
+    def __call__(self, target: Target) -> _Evaluated:
+        try:
+            document = read_document(target.path, max_bytes=self.max_bytes)
+        except DocumentError as exc:
+            return _Evaluated(target, None, str(exc), ())
+        dims = tuple(run_check(i, document, hard_fail=h) for i, h in self.checks)
+        return _Evaluated(target, document if self.keep_document else None, None, dims)
 
 
 def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
@@ -35,11 +58,30 @@ def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
     ]
 
 
-def _load(target: Target, max_bytes: int) -> _Loaded:
-    try:
-        return _Loaded(target, read_document(target.path, max_bytes=max_bytes), None)
-    except DocumentError as exc:
-        return _Loaded(target, None, str(exc))
+# Below this many files a worker pool costs more to start than it saves.
+_POOL_THRESHOLD = 48
+
+
+def _structural_pass(
+    targets: list[Target], task: _StructuralPass, jobs: int, progress: Progress | None
+) -> list[_Evaluated]:
+    """The deterministic pass over every target, in input order; CPU-bound, so worker processes
+    share it when there are many files and more than one job is allowed."""
+    workers = min(jobs, os.cpu_count() or 1)
+    if workers <= 1 or len(targets) < _POOL_THRESHOLD:
+        results = []
+        for i, target in enumerate(targets, 1):
+            results.append(task(target))
+            if progress is not None:
+                progress(i, len(targets))
+        return results
+    out: list[_Evaluated] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        for i, evaluated in enumerate(pool.map(task, targets, chunksize=8), 1):
+            out.append(evaluated)
+            if progress is not None:
+                progress(i, len(targets))
+    return out
 
 
 def run(
@@ -58,24 +100,18 @@ def run(
     targets = [t for t in targets if in_shard(t.display, config.shard)]
 
     judges = _make_judges(config)
-    total = len(targets)
-    loaded = [_load(t, int(config.max_file_mb * 1024 * 1024)) for t in targets]
-
-    structural: dict[str, list[DimensionResult]] = {}
-    for i, item in enumerate(loaded, 1):
-        if item.document is not None:
-            structural[item.target.display] = [
-                run_check(d.id, item.document, hard_fail=d.hard_fail) for d in rubric.deterministic
-            ]
-        if progress is not None and not judges:
-            progress(i, total)
-
-    judged = _judge_all(config, rubric, judges, loaded, progress)
+    task = _StructuralPass(
+        max_bytes=int(config.max_file_mb * 1024 * 1024),
+        checks=tuple((d.id, d.hard_fail) for d in rubric.deterministic),
+        keep_document=bool(judges),
+    )
+    evaluated = _structural_pass(targets, task, config.jobs, None if judges else progress)
+    judged = _judge_all(config, rubric, judges, evaluated, progress)
 
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
-    for item in loaded:
-        if item.document is None:
-            results.append(error_result(item.target.display, item.error or "could not be read"))
+    for item in evaluated:
+        if item.error is not None:
+            results.append(error_result(item.target.display, item.error))
             continue
         dims, calls, warnings = judged.get(item.target.display, ([], [], []))
         if not judges:
@@ -83,7 +119,7 @@ def run(
         results.append(
             decide(
                 item.target.display,
-                structural[item.target.display] + dims,
+                [*item.dimensions, *dims],
                 rubric,
                 on_judge_error=config.on_judge_error,
                 seed=config.seed if judges else None,
@@ -124,12 +160,12 @@ def _judge_all(
     config: Config,
     rubric: Rubric,
     judges: list[Backend],
-    loaded: list[_Loaded],
+    evaluated: list[_Evaluated],
     progress: Progress | None,
 ) -> dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]:
     if not judges or not rubric.judged:
         return {}
     from evalgate.judging.setup import judge_documents
 
-    documents = [(item.target.display, item.document) for item in loaded if item.document is not None]
+    documents = [(item.target.display, item.document) for item in evaluated if item.document is not None]
     return judge_documents(config, rubric, judges, documents, progress=progress)

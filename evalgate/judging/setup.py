@@ -41,6 +41,16 @@ def _generator_warning(document: Document, judges: Sequence[Backend], config: Co
     return generator_warnings(generator or None, [(judge_label(j), j.model or "") for j in judges])
 
 
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """Two judges with the same backend and model are still two raters: number the repeats."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
+
+
 def judge_documents(
     config: Config,
     rubric: Rubric,
@@ -65,7 +75,7 @@ def judge_documents(
     per_doc = len(judges)
     for i, (path, doc) in enumerate(present):
         mine: list[JudgeOutcome] = outcomes[i * per_doc : (i + 1) * per_doc]
-        labels = [judge_label(j) for j in judges]
+        labels = unique_labels([judge_label(j) for j in judges])
         dims = [
             combine_dimension(
                 dim,
