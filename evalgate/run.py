@@ -76,7 +76,9 @@ def _structural_pass(
                 progress(i, len(targets))
         return results
     out: list[_Evaluated] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+    # spawn, not fork: the caller may have threads running (judge pools, loopback servers in tests),
+    # and forking a process that holds another thread's lock can deadlock the child.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         for i, evaluated in enumerate(pool.map(task, targets, chunksize=8), 1):
             out.append(evaluated)
             if progress is not None:
