@@ -79,9 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("which", choices=("rubric", "config"))
 
     # Commands that live with their own concept; each adds its subparser and handler.
-    from evalgate import calibrate, canary, compare, pilot
+    from evalgate import calibrate, canary, compare, merge, pilot
 
-    for module in (calibrate, canary, compare, pilot):
+    for module in (calibrate, canary, compare, merge, pilot):
         module.register(sub)
     return parser
 
