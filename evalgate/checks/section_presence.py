@@ -89,7 +89,35 @@ PLACEHOLDER_PHRASES = (
     "[Organisation Title](https://url) — brief description",
 )
 _PLACEHOLDER_KEYS = tuple((p, " ".join(p.lower().split())) for p in PLACEHOLDER_PHRASES)
-_PLACEHOLDER_WORDS = tuple(max(key.split(), key=len) for _, key in _PLACEHOLDER_KEYS)
+# Two words of each phrase, the rarer in the corpus first (a phrase's longest word is in most items,
+# and each test scans the whole text): a phrase that occurs, reflowed or not, contains both.
+_PROBES = (
+    ("answerable", "specific,"),
+    ("question.", "restate"),
+    ("now?", "answering"),
+    ("investigated", "sub-questions"),
+    ("broken", "sub-questions"),
+    ("gathered", "question."),
+    ("separated.", "inferences,"),
+    ("(or", "flagged"),
+    ("re-examined", "lenses"),
+    ("pass:", "justified,"),
+    ("question?", "directly."),
+    ("sentence", "complete"),
+    ("each.", "made"),
+    ("...", "**assumption:**"),
+    ("weighed,", "trade-offs"),
+    ("unknown?", "short?"),
+    ("surfaced", "during"),
+    ("[smith", "(yyyy)"),
+    ("title](https://url)", "[organisation"),
+)
+if any(
+    word not in key.split(" ")
+    for (_, key), probe in zip(_PLACEHOLDER_KEYS, _PROBES, strict=True)
+    for word in probe
+):
+    raise AssertionError("a placeholder probe word is not a word of its phrase")
 # Lines that carry nothing: a lone list marker (`-`, `1.`), a kept italic template note, a rule.
 _EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
 _EMPTY_MAP_ROW = re.compile(r"^\s*\|(?:\s*(?:high\s*/\s*medium\s*/\s*low)?\s*\|)+\s*$", re.I)
@@ -99,19 +127,23 @@ _SKILL_PREFIX = re.compile(r"^section (?=\d)")
 def check(document: Document) -> CheckOutcome:
     """Score the presence and filling-in of the template's required sections (anchors 1-5)."""
     phrases = _phrases_in(document)
+    keyed = tuple((s, _SKILL_PREFIX.sub("", s.key)) for s in document.sections)
     heading_lines = frozenset(s.line for s in document.sections)
     findings: list[Finding] = []
     found: dict[str, Section | None] = {}
     core_bad = minor_bad = 0
     for required in REQUIRED:
         parent = found.get(required.parent) if required.parent else None
-        section = _find(document, required, parent)
+        section = _find(keyed, required, parent)
         found[required.name] = section
         if section is None:
             if required.parent is not None and found.get(required.parent) is None:
                 continue  # the missing parent was counted once for all its subsections
             findings.append(
-                Finding(_anchor_line(document, found, required), f"missing required section {required.name}")
+                Finding(
+                    _anchor_line(document, keyed, found, required),
+                    f"missing required section {required.name}",
+                )
             )
         else:
             problem = _placeholder_problem(document, section, required, phrases, heading_lines)
@@ -139,26 +171,28 @@ def _score(findings_missing: bool, core_bad: int, minor_bad: int) -> int:
     return 5 - minor_bad  # 0 -> 5, 1 -> 4, 2 -> 3
 
 
-def _find(document: Document, required: RequiredSection, parent: Section | None = None) -> Section | None:
+def _find(
+    keyed: tuple[tuple[Section, str], ...], required: RequiredSection, parent: Section | None = None
+) -> Section | None:
     """The section for `required`, preferring one inside its parent (a stray `## Analysis` outside
-    Findings is not Findings' Analysis when Findings has its own)."""
+    Findings is not Findings' Analysis when Findings has its own). `keyed` pairs every section with
+    its key, a `Section 6` prefix removed."""
     if parent is not None:
-        inside = _find(document, required)
-        for section in document.sections:
-            if (
-                parent.line < section.line <= parent.end_line
-                and _SKILL_PREFIX.sub("", section.key) in required.keys
-            ):
+        for section, key in keyed:
+            if parent.line < section.line <= parent.end_line and key in required.keys:
                 return section
-        return inside
-    for section in document.sections:
-        key = _SKILL_PREFIX.sub("", section.key)
+    for section, key in keyed:
         if key in required.keys:
             return section
     return None
 
 
-def _anchor_line(document: Document, found: dict[str, Section | None], required: RequiredSection) -> int:
+def _anchor_line(
+    document: Document,
+    keyed: tuple[tuple[Section, str], ...],
+    found: dict[str, Section | None],
+    required: RequiredSection,
+) -> int:
     """Where to report a missing section: its parent's heading, else the next required section
     that is present, else the last line."""
     parent = found.get(required.parent) if required.parent else None
@@ -166,7 +200,7 @@ def _anchor_line(document: Document, found: dict[str, Section | None], required:
         return parent.line
     names = [r.name for r in REQUIRED]
     for later in REQUIRED[names.index(required.name) + 1 :]:
-        section = _find(document, later)
+        section = _find(keyed, later)
         if section is not None:
             return section.line
     return max(len(document.lines), 1)
@@ -211,10 +245,10 @@ def _placeholder_problem(
 
 def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
     """The placeholder phrases that occur anywhere in the document (usually none), so sections are
-    searched only for those. Each phrase's longest word is a cheap, exact pre-filter: a reflowed
-    phrase still contains it."""
+    searched only for those. Two words of each phrase are a cheap, exact pre-filter: a reflowed
+    phrase still contains them."""
     lower = document.text.lower()
-    present = [pk for pk, word in zip(_PLACEHOLDER_KEYS, _PLACEHOLDER_WORDS, strict=True) if word in lower]
+    present = [pk for pk, (a, b) in zip(_PLACEHOLDER_KEYS, _PROBES, strict=True) if a in lower and b in lower]
     if not present:
         return ()
     whole = " ".join(lower.split())
