@@ -37,6 +37,7 @@ _LEAD_CONFIDENCE = re.compile(
 _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
 _TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
+_CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
 
@@ -140,8 +141,13 @@ def claim_of(text: str) -> str:
         before = claim
         claim = _strip_trailing_parenthetical(claim)
         claim = _strip_trailing_sources(claim)
-        claim = _TRAIL_CONFIDENCE.sub("", claim)
-        claim = _TRAIL_LABEL.sub("", claim)
+        # Both patterns start with `\s*`, so a regex search tries every position of the claim; a
+        # claim whose end (past white space, `*` and `.`) is not the pattern's last letter or `]`
+        # cannot match (under re.I only H, M, W match h, m, w), so those skip the search.
+        if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
+            claim = _TRAIL_CONFIDENCE.sub("", claim)
+        if claim.rstrip().rstrip("*.")[-1:] == "]":
+            claim = _TRAIL_LABEL.sub("", claim)
         claim = claim.strip()
         if claim == before:
             break

@@ -113,8 +113,28 @@ _STOP = frozenset(
 def content_words(text: str) -> frozenset[str]:
     """Content words of a claim or row, for matching."""
     words = _WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
-    # a crude stem (suffix off, first six letters) so 'ranked'/'ranking' and 'agents'/'agent' meet
-    return frozenset(_SUFFIX.sub("", w)[:6] for w in words if w not in _STOP)
+    stems = _STEMS
+    if len(stems) > 200_000:  # a bound on the memo; the corpus has ~20,000 distinct words
+        stems.clear()
+    out = set()
+    for w in words:
+        stem = stems.get(w)
+        if stem is None:
+            stem = stems[w] = _stem(w)
+        if stem is not None:
+            out.add(stem)
+    return frozenset(out)
+
+
+_STEMS: dict[str, str | None] = {}  # word -> its stem, None for a stop word
+
+
+def _stem(word: str) -> str | None:
+    """A crude stem (suffix off, first six letters) so 'ranked'/'ranking' and 'agents'/'agent' meet;
+    None for a stop word."""
+    if word in _STOP:
+        return None
+    return _SUFFIX.sub("", word)[:6]
 
 
 def match_rows(key_findings: tuple[KeyFinding, ...], rows: tuple[EvidenceRow, ...]) -> dict[int, EvidenceRow]:
