@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from evalgate.checks import run_check
 from evalgate.config import Config
 from evalgate.discover import Target, discover, in_shard, repository_root
-from evalgate.document import Document, DocumentError, read_document
+from evalgate.document import Document, DocumentError, front_matter_warning, read_document
 from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
@@ -32,6 +32,7 @@ class _Evaluated:
     document: Document | None  # kept only when judges still need it
     error: str | None
     dimensions: tuple[DimensionResult, ...]
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,9 @@ class _StructuralPass:
         except DocumentError as exc:
             return _Evaluated(target, None, str(exc), ())
         dims = tuple(run_check(i, document, hard_fail=h) for i, h in self.checks)
-        return _Evaluated(target, document if self.keep_document else None, None, dims)
+        warning = front_matter_warning(document)
+        kept = document if self.keep_document else None
+        return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
 
 
 def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
@@ -126,7 +129,7 @@ def run(
                 on_judge_error=config.on_judge_error,
                 seed=config.seed if judges else None,
                 judges=calls,
-                warnings=warnings,
+                warnings=[*item.warnings, *warnings],
             )
         )
     notes = []

@@ -180,10 +180,6 @@ def test_hostile_front_matter_is_refused_with_the_reason(name: str, repo: Path) 
     assert not (repo / PWNED).exists() and not Path(PWNED).exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="run.py does not yet pass document.front_matter_warning(doc) into decide(warnings=...)",
-)
 @pytest.mark.parametrize("name", list(FRONT_MATTER))
 def test_hostile_front_matter_reason_reaches_the_report(name: str, cli_report: CliReport) -> None:
     _, report = cli_report
