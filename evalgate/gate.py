@@ -110,10 +110,8 @@ def decide(
     else:
         verdict = Verdict.PASS
 
-    skipped = [d.id for d in dims if d.status is Status.SKIPPED]
+    # Skipped dimensions are not a warning: every report lists them from the dimensions' status.
     notes = list(warnings) + _mechanical_disagreements(rubric, dims) + _missing_evidence(rubric, dims)
-    if skipped:
-        notes.append(f"not evaluated (verdict is over the rest): {', '.join(skipped)}")
     return FileResult(
         path=path,
         verdict=verdict,

@@ -182,3 +182,18 @@ def test_two_judges_keep_each_score_and_report_agreement(workdir, capsys):
     assert report["agreement"]["epistemic_labeling"]["exact"] == 0.0
     assert report["agreement"]["epistemic_labeling"]["within_one"] == 0.0
     assert len(report["results"][0]["judges"]) == 2
+
+
+def test_markdown_summary_shows_agreement_and_warnings_on_passing_files(workdir, capsys):
+    (workdir / "a.md").write_text(GOOD)
+    (workdir / "judge.py").write_text(JUDGE)
+    judges = [
+        "--judge",
+        f"command:{sys.executable} judge.py 4",
+        "--judge",
+        f"command:{sys.executable} judge.py 5",
+    ]
+    main(["check", "--no-cache", "--format", "markdown", *judges, "a.md"])
+    summary = capsys.readouterr().out
+    assert "### Judge agreement" in summary
+    assert "| epistemic\\_labeling | 2 | 1 | 0% | 100% |" in summary

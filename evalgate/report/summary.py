@@ -89,13 +89,44 @@ def _section(result: FileResult) -> list[str]:
     return lines
 
 
+def _passing_warnings(report: Report) -> list[str]:
+    """Warnings on passing files (e.g. judge and generator of one family): every report shows them."""
+    items = [
+        f"- {markdown_code(r.path)}: {markdown_text(w)}"
+        for r in report.results
+        if r.verdict is Verdict.PASS
+        for w in r.warnings
+    ]
+    return ["\n### Warnings on passing files\n\n" + "\n".join(items)] if items else []
+
+
+def _kappa(value: object) -> str:
+    kappa = value.get("value") if isinstance(value, dict) else None
+    return "n/a" if kappa is None else f"{kappa:.2f}"
+
+
+def _agreement(report: Report) -> list[str]:
+    """Per judged dimension: how far the judges agree (several judges only)."""
+    if not report.agreement:
+        return []
+    lines = ["| Dimension | Judges | Items | Exact | Within 1 | κ |", "| --- | --- | --- | --- | --- | --- |"]
+    for dim_id, a in sorted(report.agreement.items()):
+        exact, near = a.get("exact"), a.get("within_one")
+        lines.append(
+            f"| {markdown_text(dim_id)} | {a.get('raters', '')} | {a.get('items', '')} | "
+            f"{'n/a' if exact is None else f'{exact:.0%}'} | {'n/a' if near is None else f'{near:.0%}'} | "
+            f"{_kappa(a.get('kappa'))} |"
+        )
+    return ["\n### Judge agreement\n\n" + "\n".join(lines)]
+
+
 def _blocks(report: Report) -> list[str]:
     rows = [_row(r) for r in report.results]
     sections = ["\n".join(_section(r)) for r in report.results if r.verdict is not Verdict.PASS]
     notes = (
         ["\n### Notes\n\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
     )
-    return rows + sections + notes
+    return rows + sections + _passing_warnings(report) + _agreement(report) + notes
 
 
 def render_summary(

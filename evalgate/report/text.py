@@ -7,7 +7,7 @@ from evalgate.results import FileResult, Report, Status, Verdict
 _MARK = {Verdict.PASS: "PASS ", Verdict.FAIL: "FAIL ", Verdict.ERROR: "ERROR"}
 
 
-def _file_lines(result: FileResult, verbose: bool) -> list[str]:
+def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
     head = f"{_MARK[result.verdict]} {result.path}"
     if result.mean is not None:
         head += f"  mean {result.mean:.2f}"
@@ -36,6 +36,8 @@ def _file_lines(result: FileResult, verbose: bool) -> list[str]:
         if not any(reason.startswith(p) for p in ("hard fail", "mean")):
             continue
         lines.append(f"      {reason}")
+    if judged and result.skipped:  # without judges the report's closing note says it once
+        lines.append(f"      not evaluated (verdict is over the rest): {', '.join(result.skipped)}")
     for w in result.warnings:
         lines.append(f"      note: {w}")
     return lines
@@ -45,7 +47,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     """Readable at a glance: one block per file, then one summary line."""
     out: list[str] = []
     for r in report.results:
-        out.extend(_file_lines(r, verbose))
+        out.extend(_file_lines(r, verbose, bool(report.judges)))
     s = report.summary()
     line = (
         f"{s['evaluated']} file(s): {s['passed']} passed, {s['failed']} failed, {s['errors']} error(s)"
