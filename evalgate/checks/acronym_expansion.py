@@ -74,10 +74,14 @@ def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.P
     # Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind for it, so
     # the pattern starts with a character set and the engine skips straight to capitals (3x faster);
     # the alternatives, their order and so every match stay the same.
+    # A look-ahead for the characters any alternative can take second fails most capitals (those
+    # that start a capitalised word) at once instead of after trying every alternative (~15% of the
+    # scan); every alternative consumes one, so it holds wherever one matches.
     specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
     if all(len(s) > 1 and "A" <= s[0] <= "Z" for s in specials):
         alternatives = "".join(f"(?<={re.escape(s[0])}){re.escape(s[1:])}|" for s in specials)
-        abbr = rf"[A-Z](?:{alternatives}[A-Z0-9]+)"
+        seconds = re.escape("".join(sorted({s[1] for s in specials})))
+        abbr = rf"[A-Z](?=[A-Z0-9{seconds}])(?:{alternatives}[A-Z0-9]+)"
     else:
         abbr = "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+"
     return re.compile(
@@ -251,6 +255,9 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
             )
         if skipped:
             continue
+        use = first.get(abbr)
+        if use is not None and text.find("(", max(0, at - 40), at) < 0 and _no_news(use, abbr, table):
+            continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line = bisect.bisect_right(starts, at)
         column = at - starts[line - 1]
         masked = prose.line(line)
@@ -270,7 +277,6 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
                 reversed_.append(problem)
                 first.setdefault(abbr, _FirstUse(m.group(), line, "reversed"))
                 continue
-        use = first.get(abbr)
         if use is not None and (use.kind is None or use.expanded_at is not None):
             continue  # settled: later uses of an acronym may stand alone
         before = prose.before(line, masked.rfind("(", 0, column)) if opened else ""
@@ -289,6 +295,15 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         if use.kind not in (None, "reversed")
     ]
     return tuple(sorted(problems + reversed_, key=lambda p: (p.line, p.acronym)))
+
+
+def _no_news(use: _FirstUse, abbr: str, table: AcronymTable) -> bool:
+    """Whether a later use of `abbr` that is not right inside a parenthesis can change nothing: it is
+    no reversed expansion (that needs a `(` within the 40 characters `_OPEN_GROUP` looks back over, and
+    masking only blanks characters, so the raw text holds that `(` too), and it can only settle the
+    acronym as a shorthand followed by an accepted word. Most of the ~87k matches in the corpus are
+    such uses, and skipping them before the line is masked saves most of the check's Python time."""
+    return use.kind is None or use.expanded_at is not None or abbr not in table.shorthand
 
 
 def _in_source_title(prose: _Prose, line: int, column: int) -> bool:
