@@ -22,6 +22,8 @@ _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE_LEAD = frozenset("`~")
+_SETEXT_LEAD = frozenset("=-")
 _LIST_MARKER = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLOCK_START = re.compile(r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#|`{3}|~{3})")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -56,7 +58,13 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
     prev_paragraph = False  # the previous line could be a setext heading's text
     for number in range(first, len(lines) + 1):
         line = lines[number - 1]
-        if fence is None and indented_start is None and line[:1].isalpha():
+        if not line:
+            # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
+            # fence or an indented block it changes nothing
+            if fence is None and indented_start is None:
+                prev_blank, prev_paragraph = True, False
+            continue
+        if fence is None and indented_start is None and line[0].isalpha():
             # plain prose, the bulk of every item: no block can start here
             if in_list and prev_blank:
                 in_list = False
@@ -81,20 +89,24 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
             indented_start = number
             prev_blank = False
             continue
-        match = _FENCE_OPEN.match(line)
+        # The fence, heading and setext patterns allow only spaces before their first character, so
+        # that character (after spaces) says which of them can match; most lines are list items or
+        # table rows that none can.
+        lead = line.lstrip(" ")[:1]
+        match = _FENCE_OPEN.match(line) if lead in _FENCE_LEAD else None
         if match and len(match.group("indent")) < 4 + (4 if in_list else 0):
             marker = match.group("fence")
             if not (marker[0] == "`" and "`" in match.group("info")):
                 fence = (marker[0], len(marker), number)
                 prev_blank, prev_paragraph = False, False
                 continue
-        heading = _ATX.match(line)
+        heading = _ATX.match(line) if lead == "#" else None
         if heading:
             headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
             in_list, prev_blank, prev_paragraph = False, False, False
             continue
-        setext = _SETEXT.match(line)
-        if setext and prev_paragraph:
+        setext = _SETEXT.match(line) if lead in _SETEXT_LEAD and prev_paragraph else None
+        if setext:
             level = 1 if setext.group(1)[0] == "=" else 2
             headings.append((number - 1, level, heading_title(lines[number - 2])))
             prev_blank, prev_paragraph = False, False
