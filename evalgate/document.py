@@ -342,12 +342,16 @@ def load_yaml(source: str) -> tuple[dict[str, Any] | None, str | None, int | Non
     return data, None, None
 
 
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
 def _flow_depth(source: str) -> int:
     """Deepest nesting of `[`/`{` (an over-estimate: quoted brackets count too)."""
     if "[" not in source and "{" not in source:
         return 0
     depth = deepest = 0
-    for ch in source:
+    # Only brackets change the depth: walk those (a few per item) instead of every character.
+    for ch in _NOT_BRACKETS.sub("", source):
         if ch in "[{":
             depth += 1
             deepest = max(deepest, depth)

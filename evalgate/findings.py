@@ -37,6 +37,7 @@ _LEAD_CONFIDENCE = re.compile(
 _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
 _TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
+_BRACKETS = {")": re.compile(r"[()]"), "]": re.compile(r"[\[\]]")}
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
@@ -156,6 +157,10 @@ def claim_of(text: str) -> str:
 
 def _strip_trailing_sources(text: str) -> str:
     """Cut a `Source(s): ...` tail that starts a sentence outside any bracket."""
+    # The pattern is tried at every white space of the claim; it needs `source` and a `:`, and under
+    # re.I the letters of `ource` match only themselves in either case, so most claims skip it.
+    if ":" not in text or "ource" not in text.lower():
+        return text
     for match in _TRAIL_SOURCES.finditer(text):
         head = text[: match.start()]
         if (
@@ -175,8 +180,9 @@ def _strip_trailing_parenthetical(text: str) -> str:
     close = stripped[-1]
     opener = "(" if close == ")" else "["
     depth = 0
-    for i in range(len(stripped) - 1, -1, -1):
-        ch = stripped[i]
+    # Only the brackets matter: the regex finds them, and Python walks just those from the end.
+    for bracket in reversed(list(_BRACKETS[close].finditer(stripped))):
+        i, ch = bracket.start(), bracket.group()
         if ch == close:
             depth += 1
         elif ch == opener:
