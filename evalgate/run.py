@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from evalgate.judging.backends import Backend
 
 Progress = Callable[[int, int], None]
+Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class _StructuralPass:
             document = read_document(target.path, max_bytes=self.max_bytes)
         except DocumentError as exc:
             return _Evaluated(target, None, str(exc), ())
+        except Exception as exc:  # a parser bug is this file's error, never the end of the run
+            return _Evaluated(target, None, f"internal error while parsing: {type(exc).__name__}: {exc}", ())
         dims = tuple(run_check(i, document, hard_fail=h) for i, h in self.checks)
         warning = front_matter_warning(document)
         kept = document if self.keep_document else None
@@ -63,30 +67,22 @@ def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
 
 # Below this many files a worker pool costs more to start than it saves.
 _POOL_THRESHOLD = 48
+# Files are taken in batches of this size: with judges, documents wait in memory for their judge
+# calls, and batches keep that memory flat however many files a run has (and progress moves).
+_BATCH = 64
 
 
-def _structural_pass(
-    targets: list[Target], task: _StructuralPass, jobs: int, progress: Progress | None
-) -> list[_Evaluated]:
-    """The deterministic pass over every target, in input order; CPU-bound, so worker processes
-    share it when there are many files and more than one job is allowed."""
+@contextmanager
+def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off."""
     workers = min(jobs, os.cpu_count() or 1)
-    if workers <= 1 or len(targets) < _POOL_THRESHOLD:
-        results = []
-        for i, target in enumerate(targets, 1):
-            results.append(task(target))
-            if progress is not None:
-                progress(i, len(targets))
-        return results
-    out: list[_Evaluated] = []
+    if workers <= 1 or count < _POOL_THRESHOLD:
+        yield None
+        return
     # spawn, not fork: the caller may have threads running (judge pools, loopback servers in tests),
     # and forking a process that holds another thread's lock can deadlock the child.
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        for i, evaluated in enumerate(pool.map(task, targets, chunksize=8), 1):
-            out.append(evaluated)
-            if progress is not None:
-                progress(i, len(targets))
-    return out
+        yield pool
 
 
 def run(
@@ -97,12 +93,16 @@ def run(
     progress: Progress | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
-    file: a file that cannot be evaluated gets an ERROR result with a clear message."""
+    file: a file that cannot be evaluated gets an ERROR result with a clear message.
+
+    Large runs share the structural pass with `spawn` worker processes, which re-import the calling
+    script: a script that calls run() must do so under `if __name__ == "__main__":`."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
     targets, problems = discover(list(inputs), root, base=base_dir)
     targets = [t for t in targets if in_shard(t.display, config.shard)]
+    problems = [p for p in problems if in_shard(p.display, config.shard)]
 
     judges = _make_judges(config)
     task = _StructuralPass(
@@ -110,28 +110,17 @@ def run(
         checks=tuple((d.id, d.hard_fail) for d in rubric.deterministic),
         keep_document=bool(judges),
     )
-    evaluated = _structural_pass(targets, task, config.jobs, None if judges else progress)
-    judged = _judge_all(config, rubric, judges, evaluated, progress)
-
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
-    for item in evaluated:
-        if item.error is not None:
-            results.append(error_result(item.target.display, item.error))
-            continue
-        dims, calls, warnings = judged.get(item.target.display, ([], [], []))
-        if not judges:
-            dims = _skipped_judged(rubric, "no judge configured")
-        results.append(
-            decide(
-                item.target.display,
-                [*item.dimensions, *dims],
-                rubric,
-                on_judge_error=config.on_judge_error,
-                seed=config.seed if judges else None,
-                judges=calls,
-                warnings=[*item.warnings, *warnings],
-            )
-        )
+    done = 0
+    with _structural_pool(len(targets), config.jobs) as pool:
+        for start in range(0, len(targets), _BATCH):
+            chunk = targets[start : start + _BATCH]
+            evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
+            judged = _judge_all(config, rubric, judges, evaluated)
+            results.extend(_decide_all(config, rubric, evaluated, judged, judged_run=bool(judges)))
+            done += len(chunk)
+            if progress is not None:
+                progress(done, len(targets))
     notes = []
     if not judges and rubric.judged:
         notes.append(
@@ -153,6 +142,31 @@ def run(
     return report
 
 
+def _decide_all(
+    config: Config, rubric: Rubric, evaluated: list[_Evaluated], judged: Judged, *, judged_run: bool
+) -> list[FileResult]:
+    results = []
+    for item in evaluated:
+        if item.error is not None:
+            results.append(error_result(item.target.display, item.error))
+            continue
+        dims, calls, warnings = judged.get(item.target.display, ([], [], []))
+        if not judged_run:
+            dims = _skipped_judged(rubric, "no judge configured")
+        results.append(
+            decide(
+                item.target.display,
+                [*item.dimensions, *dims],
+                rubric,
+                on_judge_error=config.on_judge_error,
+                seed=config.seed if judged_run else None,
+                judges=calls,
+                warnings=[*item.warnings, *warnings],
+            )
+        )
+    return results
+
+
 def _make_judges(config: Config) -> list[Backend]:
     if not config.judges:
         return []
@@ -166,11 +180,10 @@ def _judge_all(
     rubric: Rubric,
     judges: list[Backend],
     evaluated: list[_Evaluated],
-    progress: Progress | None,
-) -> dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]:
+) -> Judged:
     if not judges or not rubric.judged:
         return {}
     from evalgate.judging.setup import judge_documents
 
     documents = [(item.target.display, item.document) for item in evaluated if item.document is not None]
-    return judge_documents(config, rubric, judges, documents, progress=progress)
+    return judge_documents(config, rubric, judges, documents)
