@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
@@ -112,11 +112,14 @@ def run(
     )
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
     done = 0
-    with _structural_pool(len(targets), config.jobs) as pool:
+    with (
+        _structural_pool(len(targets), config.jobs) as pool,
+        ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as judge_threads,
+    ):
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
             evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
-            judged = _judge_all(config, rubric, judges, evaluated)
+            judged = _judge_all(config, rubric, judges, evaluated, judge_threads)
             results.extend(_decide_all(config, rubric, evaluated, judged, judged_run=bool(judges)))
             done += len(chunk)
             if progress is not None:
@@ -180,10 +183,11 @@ def _judge_all(
     rubric: Rubric,
     judges: list[Backend],
     evaluated: list[_Evaluated],
+    executor: Executor,
 ) -> Judged:
     if not judges or not rubric.judged:
         return {}
     from evalgate.judging.setup import judge_documents
 
     documents = [(item.target.display, item.document) for item in evaluated if item.document is not None]
-    return judge_documents(config, rubric, judges, documents)
+    return judge_documents(config, rubric, judges, documents, executor=executor)

@@ -9,7 +9,7 @@ error with the reason: `judge_document` never raises, so one bad judge call cann
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from statistics import fmean
 
@@ -261,10 +261,14 @@ def judge_document(
     return JudgeOutcome(dims, call, seed, prompt, warnings)
 
 
-def judge_many(jobs: Sequence[JudgeJob], max_workers: int = 4) -> list[JudgeOutcome]:
+def judge_many(
+    jobs: Sequence[JudgeJob], max_workers: int = 4, *, executor: Executor | None = None
+) -> list[JudgeOutcome]:
     """Run (document x judge) jobs with up to `max_workers` calls in flight; results in input order.
 
     Threads suit the work: a judge call waits on a subprocess or a socket, not on the interpreter.
+    A caller that judges in batches passes one `executor` for all of them: reusing its threads keeps
+    memory flat (each new thread can get a fresh malloc arena that is never given back).
     """
 
     def run(job: JudgeJob) -> JudgeOutcome:
@@ -272,6 +276,8 @@ def judge_many(jobs: Sequence[JudgeJob], max_workers: int = 4) -> list[JudgeOutc
             job.document, job.rubric, job.backend, seed=job.seed, cache=job.cache, repair=job.repair
         )
 
+    if executor is not None:
+        return list(executor.map(run, jobs))
     if max_workers <= 1 or len(jobs) <= 1:
         return [run(job) for job in jobs]
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="evalgate-judge") as pool:

@@ -7,7 +7,8 @@ combines several judges' results per dimension (see `evalgate.ensemble`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 
 from evalgate.config import Config
@@ -57,9 +58,10 @@ def judge_documents(
     judges: Sequence[Backend],
     documents: Sequence[tuple[str, Document | None]],
     *,
-    progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> Judged:
-    """Judge every document with every judge; results keyed by the document's display path."""
+    """Judge every document with every judge; results keyed by the document's display path.
+    `executor` (threads) is reused across calls when the run judges in batches."""
     cache = JudgeCache(Path(config.cache_dir)) if config.cache else None
     present = [(path, doc) for path, doc in documents if doc is not None]
     jobs = [
@@ -67,9 +69,7 @@ def judge_documents(
         for _, doc in present
         for judge in judges
     ]
-    outcomes = judge_many(jobs, max_workers=config.jobs)
-    if progress is not None:
-        progress(len(present), len(present))
+    outcomes = judge_many(jobs, max_workers=config.jobs, executor=executor)
 
     judged: Judged = {}
     per_doc = len(judges)
