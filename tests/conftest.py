@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+from evalgate.judging.backends.copilot import find_copilot_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -38,3 +41,12 @@ def github_contract() -> Path:
 @pytest.fixture
 def protocol_dir() -> Path:
     return _need(PROTOCOL)
+
+
+@pytest.fixture
+def copilot_bin() -> str:
+    """The pinned Copilot CLI (or $EVALGATE_COPILOT_BIN); skip when it is not installed."""
+    binary = os.environ.get("EVALGATE_COPILOT_BIN") or find_copilot_binary({"PATH": ""})
+    if not binary:
+        pytest.skip("Copilot CLI not installed: run `npm ci` in the project root")
+    return binary

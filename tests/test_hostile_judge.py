@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from evalgate.document import parse_document
-from evalgate.judging.backends.copilot import find_copilot_binary
 from evalgate.judging.prompt import render_judge_prompt
 from evalgate.rubric import load_rubric
 from tests.checks.research_item import research_item
@@ -39,15 +38,6 @@ REPORT_TOKEN = "ghs_REPORTING0TOKEN0never0to0the0judge"
 SENTINEL = "parent-sentinel-value-8d1f"
 LOW_SCORE = 2
 JUDGED = [d.id for d in load_rubric("research-loop").judged]
-
-
-@pytest.fixture
-def copilot_bin() -> str:
-    """The pinned CLI (or $EVALGATE_COPILOT_BIN); skip when it is not installed."""
-    binary = os.environ.get("EVALGATE_COPILOT_BIN") or find_copilot_binary({"PATH": ""})
-    if not binary:
-        pytest.skip("Copilot CLI not installed: run `npm ci` in the project root")
-    return binary
 
 
 def hostile_document() -> tuple[str, str]:

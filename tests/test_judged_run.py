@@ -5,7 +5,6 @@ OVERALL claim never deciding."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -14,7 +13,6 @@ import pytest
 
 from evalgate.cli import main
 from evalgate.document import read_document
-from evalgate.judging.backends.copilot import find_copilot_binary
 from tests.support.openai_server import ModelServer, ServerReply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,12 +127,9 @@ def test_unreachable_judge_is_an_error_value_and_the_file_fails(monkeypatch, cap
 
 
 @pytest.mark.copilot
-def test_copilot_cli_judges_a_document_end_to_end(tmp_path, monkeypatch, capsys, quote):
-    binary = os.environ.get("EVALGATE_COPILOT_BIN") or find_copilot_binary({"PATH": ""})
-    if not binary:
-        pytest.skip("Copilot CLI not installed: run `npm ci` in the project root")
+def test_copilot_cli_judges_a_document_end_to_end(tmp_path, monkeypatch, capsys, quote, copilot_bin):
     with ModelServer(Recorder(table(5, quote))) as server:
-        monkeypatch.setenv("EVALGATE_COPILOT_BIN", binary)
+        monkeypatch.setenv("EVALGATE_COPILOT_BIN", copilot_bin)
         monkeypatch.setenv("COPILOT_OFFLINE", "true")
         monkeypatch.setenv("COPILOT_PROVIDER_BASE_URL", server.base_url)
         monkeypatch.setenv("COPILOT_MODEL", "loopback-model")

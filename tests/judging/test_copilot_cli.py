@@ -34,15 +34,6 @@ model_server = openai_server.model_server  # the fixture, under its own name
 SECRET = "ghs_FAKE0SECRET0TOKEN0abc123"
 
 
-@pytest.fixture
-def copilot_bin() -> str:
-    """The pinned CLI (or $EVALGATE_COPILOT_BIN); skip when it is not installed."""
-    binary = os.environ.get("EVALGATE_COPILOT_BIN") or find_copilot_binary({"PATH": ""})
-    if not binary:
-        pytest.skip("Copilot CLI not installed: run `npm ci` in the project root")
-    return binary
-
-
 def _offline(server: ModelServer, **extra: str) -> dict[str, str]:
     """An environment that points the CLI at the loopback server and nowhere else."""
     return {
