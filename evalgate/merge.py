@@ -70,6 +70,7 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
                 f"{', '.join(first.judges)}: the shards of one run must use the same judges"
             )
 
+    _check_shards(reports, names)
     by_path: dict[str, tuple[FileResult, str]] = {}
     for report, name in zip(reports, names, strict=True):
         for result in report.results:
@@ -91,6 +92,34 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
 
         merged = replace(merged, agreement=agreement_by_dimension(merged, scale=_scale(first)))
     return merged
+
+
+def _check_shards(reports: Sequence[Report], names: Sequence[str]) -> None:
+    """When the reports say which shard they are, every shard 1..n of one count must be there, once."""
+    shards = [(r.shard, name) for r, name in zip(reports, names, strict=True) if r.shard]
+    if not shards:
+        return
+    if len(shards) != len(reports):
+        unmarked = [name for r, name in zip(reports, names, strict=True) if not r.shard]
+        raise MergeError(
+            f"{', '.join(unmarked)} are not shard results but the others are: merge one run's shards"
+        )
+    counts = {int(shard.split("/")[1]) for shard, _ in shards}
+    if len(counts) != 1:
+        raise MergeError(
+            f"shards of different counts ({', '.join(s for s, _ in shards)}): merge one run's shards"
+        )
+    count = counts.pop()
+    seen: dict[str, str] = {}
+    for shard, name in shards:
+        if shard in seen:
+            raise MergeError(f"shard {shard} is given twice ({seen[shard]} and {name})")
+        seen[shard] = name
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in seen]
+    if missing:
+        raise MergeError(
+            f"missing shard result(s) {', '.join(missing)}: the merged report would lose their files"
+        )
 
 
 def _scale(report: Report) -> tuple[int, int]:

@@ -210,6 +210,7 @@ class Report:
     judges: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     agreement: dict[str, Any] = field(default_factory=dict)  # per judged dimension, with 2+ judges
+    shard: str | None = None  # "i/n" when this report covers one shard of a run
 
     @property
     def verdict(self) -> Verdict:
@@ -249,4 +250,6 @@ class Report:
         }
         if self.agreement:
             out["agreement"] = self.agreement
+        if self.shard:
+            out["shard"] = self.shard
         return out

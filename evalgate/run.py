@@ -136,6 +136,7 @@ def run(
         results=tuple(results),
         judges=tuple(config.judges),
         notes=tuple(notes),
+        shard=config.shard,
     )
     if len(judges) > 1:
         from evalgate.agreement import agreement_by_dimension

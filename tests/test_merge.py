@@ -277,3 +277,15 @@ def test_merge_publishes_one_check_run(
     assert "b.md" in (tmp_path / "summary.md").read_text()
     assert json.loads(Path(merged).read_text())["summary"]["evaluated"] == 2
     assert capsys.readouterr().out.startswith("::add-mask::ghs_merge-token\n")
+
+
+def test_a_missing_or_repeated_shard_is_refused() -> None:
+    one, three = (replace(_report(_result(p)), shard=s) for p, s in (("a.md", "1/3"), ("c.md", "3/3")))
+    with pytest.raises(MergeError, match="missing shard result"):
+        merge_reports([one, three])
+    with pytest.raises(MergeError, match="given twice"):
+        merge_reports([one, one, three])
+    two = replace(_report(_result("b.md")), shard="2/3")
+    assert [r.path for r in merge_reports([three, one, two]).results] == ["a.md", "b.md", "c.md"]
+    with pytest.raises(MergeError, match="different counts"):
+        merge_reports([one, replace(two, shard="2/2")])

@@ -13,6 +13,7 @@ expected an integer or null, got "4"`), never a traceback.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
@@ -29,6 +30,8 @@ from evalgate.results import (
     Status,
     Verdict,
 )
+
+SHARD = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
 
 
 class ReportLoadError(Exception):
@@ -208,12 +211,16 @@ def report_from_json(raw: Any, where: str = "") -> Report:
     agreement = f.raw.get("agreement") or {}
     if not isinstance(agreement, dict):
         raise ReportLoadError(f"{f.at('agreement')}: expected an object, got {_kind(agreement)}")
+    shard = f.raw.get("shard")
+    if shard is not None and not (isinstance(shard, str) and SHARD.fullmatch(shard)):
+        raise ReportLoadError(f'{f.at("shard")}: expected a shard like "2/3", got {shard!r}')
     return Report(
         rubric=_rubric(f.raw.get("rubric"), f.at("rubric")),
         results=tuple(file_result_from_json(item, at) for at, item in f.items("results")),
         judges=f.texts("judges"),
         notes=summary.texts("notes"),
         agreement=agreement,
+        shard=shard,
     )
 
 
