@@ -147,9 +147,10 @@ def _progress_bar(total_hint: bool) -> tuple[Callable[[int, int], None] | None, 
     """A progress bar on stderr, only when stderr is a terminal."""
     if not total_hint or not sys.stderr.isatty():
         return None, lambda: None
+    from rich.console import Console
     from rich.progress import Progress
 
-    bar = Progress(transient=True)
+    bar = Progress(console=Console(stderr=True), transient=True)  # stdout carries the report
     bar.start()
     task = bar.add_task("evaluating", total=None)
 
