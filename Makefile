@@ -13,7 +13,7 @@ install-test:
 # The main job on the bundled gold set: structural checks, no credentials. The gold set holds
 # deliberately failing items, so this exits 1 by design.
 demo: install
-	evalgate check gold/
+	evalgate check gold/research-loop/
 
 test: install-test
 	$(PYTHON) -m pytest -n 2 -q
