@@ -19,9 +19,9 @@ RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error \
 FROM ${BASE} AS package
 COPY pyproject.toml README.md /src/
 COPY evalgate /src/evalgate
-# package data (pyproject: evalgate/prompts/*.j2): the installed package finds its judge templates
-# through importlib.resources without EVALGATE_PROMPTS_DIR
-COPY prompts /src/evalgate/prompts
+# evalgate/prompts is a symlink to ../prompts: with prompts/ beside it the build follows it and
+# installs the templates as package data (pyproject: prompts/*.j2), found through importlib.resources
+COPY prompts /src/prompts
 RUN pip install --no-cache-dir --disable-pip-version-check --prefix=/install /src
 
 # --- the action image ---------------------------------------------------------------------------------

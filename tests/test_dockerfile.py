@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -88,7 +89,8 @@ def test_installed_copilot_package_really_ships_the_binary_at_that_path() -> Non
 
 def test_prompts_are_installed_as_package_data() -> None:
     steps = _instructions(DOCKERFILE.read_text())
-    assert ("COPY", "prompts /src/evalgate/prompts") in steps
+    assert ("COPY", "prompts /src/prompts") in steps  # where the package's prompts symlink points
+    assert os.readlink(ROOT / "evalgate" / "prompts") == "../prompts"
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"prompts/*.j2"' in pyproject  # package-data, so pip installs what was copied there
     assert list((ROOT / "prompts").glob("*.j2")), "no judge templates to ship"
@@ -159,3 +161,34 @@ def test_every_data_file_the_package_reads_is_installed_in_the_image() -> None:
     ]
     missing = [d for d in data if not any(fnmatch.fnmatch(d, pattern) for pattern in patterns)]
     assert missing == []
+
+
+def test_a_built_wheel_carries_the_judge_prompts_and_data(tmp_path) -> None:
+    # pip install from git or PyPI builds a wheel: the templates must be inside it, not only in the tree
+    import subprocess
+    import sys
+    import zipfile
+
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("evalgate-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    templates = {f"evalgate/prompts/{p.name}" for p in (ROOT / "prompts").glob("*.j2")}
+    assert templates and templates <= names
+    assert {"evalgate/rubrics/research-loop.yml", "evalgate/checks/acronyms.yml"} <= names
