@@ -118,9 +118,7 @@ def run(
     ):
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
-            evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
-            judged = _judge_all(config, rubric, judges, evaluated, judge_threads)
-            results.extend(_decide_all(config, rubric, evaluated, judged, judged_run=bool(judges)))
+            results.extend(_run_batch(config, rubric, judges, task, chunk, pool, judge_threads))
             done += len(chunk)
             if progress is not None:
                 progress(done, len(targets))
@@ -144,6 +142,23 @@ def run(
         scale = (rubric.scale.min, rubric.scale.max)
         report = replace(report, agreement=agreement_by_dimension(report, scale=scale))
     return report
+
+
+def _run_batch(
+    config: Config,
+    rubric: Rubric,
+    judges: list[Backend],
+    task: _StructuralPass,
+    chunk: Sequence[Target],
+    pool: ProcessPoolExecutor | None,
+    judge_threads: Executor,
+) -> list[FileResult]:
+    """One batch: structural pass, judge calls, gate. Its own function so that the batch's documents
+    (about 0.5 MB each once parsed) are freed when it returns, not still held by the loop's variables
+    while the next batch is read: that overlap doubled the documents in memory from the second batch on."""
+    evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
+    judged = _judge_all(config, rubric, judges, evaluated, judge_threads)
+    return _decide_all(config, rubric, evaluated, judged, judged_run=bool(judges))
 
 
 def _decide_all(
