@@ -98,6 +98,19 @@ def _peak_rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # Linux reports KiB
 
 
+def _own_peak_rss_mb() -> float:
+    """This process's own peak RSS. Not ru_maxrss: a child started by subprocess inherits its parent's
+    high-water mark there, and the parent here holds every request the stub servers received."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return _peak_rss_mb(resource.RUSAGE_SELF)
+
+
 def measure(directory: Path, size: int, urls: list[str], jobs: int) -> dict[str, Any]:
     """One size, in this process: evaluate the first `size` items; figures as a dict."""
     _register_stub_backend(urls)
@@ -117,7 +130,7 @@ def measure(directory: Path, size: int, urls: list[str], jobs: int) -> dict[str,
         "failed": summary["failed"],
         "errors": summary["errors"],
         "judge_errors": sum(1 for r in report.results for j in r.judges if j.error),
-        "rss_mb": round(_peak_rss_mb(resource.RUSAGE_SELF), 1),
+        "rss_mb": round(_own_peak_rss_mb(), 1),
         "workers_rss_mb": round(_peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
     }
 
