@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
+from itertools import islice
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,10 +82,19 @@ def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | No
     if workers <= 1 or count < _POOL_THRESHOLD:
         yield None
         return
-    # spawn, not fork: the caller may have threads running (judge pools, loopback servers in tests),
-    # and forking a process that holds another thread's lock can deadlock the child.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
         yield pool
+
+
+def _start_method() -> BaseContext:
+    """`fork` when this process runs no other thread: a forked worker starts with evalgate already
+    imported, where a spawned one spends about 0.3 s importing it again. With any other thread alive
+    (judge pools, a progress bar, loopback servers in tests) `spawn`: forking a process while another
+    thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
+    before this run starts any thread of its own."""
+    if threading.active_count() == 1 and "fork" in get_all_start_methods():
+        return get_context("fork")
+    return get_context("spawn")
 
 
 def run(
@@ -116,9 +128,18 @@ def run(
         _structural_pool(len(targets), config.jobs) as pool,
         ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as judge_threads,
     ):
+        # Without judges a file's structural result is small, so every file is handed to the pool at
+        # once and the workers never wait for the main process between batches; with judges each batch's
+        # documents wait for their calls, and one batch at a time keeps that memory flat.
+        ahead = iter(pool.map(task, targets, chunksize=8)) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
-            results.extend(_run_batch(config, rubric, judges, task, chunk, pool, judge_threads))
+            if ahead is not None:
+                evaluated = list(islice(ahead, len(chunk)))
+            else:
+                evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
+            results.extend(_run_batch(config, rubric, judges, evaluated, judge_threads))
+            del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
             if progress is not None:
                 progress(done, len(targets))
@@ -148,15 +169,11 @@ def _run_batch(
     config: Config,
     rubric: Rubric,
     judges: list[Backend],
-    task: _StructuralPass,
-    chunk: Sequence[Target],
-    pool: ProcessPoolExecutor | None,
+    evaluated: list[_Evaluated],
     judge_threads: Executor,
 ) -> list[FileResult]:
-    """One batch: structural pass, judge calls, gate. Its own function so that the batch's documents
-    (about 0.5 MB each once parsed) are freed when it returns, not still held by the loop's variables
-    while the next batch is read: that overlap doubled the documents in memory from the second batch on."""
-    evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
+    """One batch after its structural pass: judge calls, gate. Its own function so that the batch's
+    documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
     judged = _judge_all(config, rubric, judges, evaluated, judge_threads)
     return _decide_all(config, rubric, evaluated, judged, judged_run=bool(judges))
 
