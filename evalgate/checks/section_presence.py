@@ -98,7 +98,10 @@ _PLACEHOLDER_KEYS = tuple((p, " ".join(p.lower().split())) for p in PLACEHOLDER_
 # or not, always matches its search (white space below is every character str.split() splits on), so
 # only phrases found this way are then looked for exactly.
 _RARE_FIRST = b"qjxz?([:kv,."  # the rarest first (byte counts over the corpus)
-_WHITE = rb"(?:[\t-\r\x1c-\x20]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80)+"
+_WHITE = (  # in UTF-8: ASCII white space, U+001C-1F, U+0085, U+00A0, U+1680, U+2000-200A, U+2028-9, ...
+    rb"(?:[\t-\r\x1c-\x20]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
+    rb"|\xe2\x81\x9f|\xe3\x80\x80)+"  # ... U+202F, U+205F, U+3000
+)
 # str.lower() maps every other non-ASCII character to a non-ASCII one, so bytes.lower() agrees with it
 # on everything an ASCII phrase can match, except where one of these two is in the text.
 _LOWER_TO_ASCII = ("\u0130", "\u212a")  # İ -> i + U+0307, KELVIN SIGN -> k
