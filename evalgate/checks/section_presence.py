@@ -12,6 +12,7 @@ row are.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evalgate.checks import CheckOutcome
@@ -257,6 +258,7 @@ def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
     """The placeholder phrases that occur anywhere in the document (usually none), so sections are
     searched only for those."""
     text = document.text
+    candidates: Iterable[int]
     if any(c in text for c in _LOWER_TO_ASCII):
         candidates = range(len(_PLACEHOLDER_KEYS))  # rare: every phrase is looked for exactly
     else:
