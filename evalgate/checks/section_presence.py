@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from evalgate.asciifold import ascii_lowered
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, normalise_title
 from evalgate.results import Finding
@@ -103,9 +104,6 @@ _WHITE = (  # in UTF-8: ASCII white space, U+001C-1F, U+0085, U+00A0, U+1680, U+
     rb"(?:[\t-\r\x1c-\x20]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
     rb"|\xe2\x81\x9f|\xe3\x80\x80)+"  # ... U+202F, U+205F, U+3000
 )
-# str.lower() maps every other non-ASCII character to a non-ASCII one, so bytes.lower() agrees with it
-# on everything an ASCII phrase can match, except where one of these two is in the text.
-_LOWER_TO_ASCII = ("\u0130", "\u212a")  # İ -> i + U+0307, KELVIN SIGN -> k
 
 
 def _phrase_searches() -> tuple[re.Pattern[bytes], ...]:
@@ -259,10 +257,10 @@ def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
     searched only for those."""
     text = document.text
     candidates: Iterable[int]
-    if any(c in text for c in _LOWER_TO_ASCII):
+    lowered = ascii_lowered(text)  # the phrases' rare characters and white space are ASCII
+    if lowered is None:
         candidates = range(len(_PLACEHOLDER_KEYS))  # rare: every phrase is looked for exactly
     else:
-        lowered = text.encode("utf-8").lower()
         found = {m.lastgroup for search in _SEARCHES for m in search.finditer(lowered)}
         if not found:
             return ()

@@ -8,6 +8,9 @@ Skill Output or Findings (compared without scheme, `www.`, a trailing `/` or `#f
 
 from __future__ import annotations
 
+from typing import AnyStr
+
+from evalgate.asciifold import ascii_lowered
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, SourceEntry
 from evalgate.results import Finding
@@ -28,13 +31,41 @@ def citing_text(document: Document) -> str:
     """Research Skill Output and Findings, lower-cased with schemes and `www.` removed, so a
     normalised URL is cited when it occurs in it (a substring test: cheaper than extracting every
     URL of a 100 KB item, and a cited page's URL is its own prefix either way)."""
+    return _strip_schemes(_citing_raw(document).lower())
+
+
+def _citing_raw(document: Document) -> str:
     parts = []
     for key in ("research skill output", "findings"):
         section = _top(document, key)
         if section is not None:
             parts.append("\n".join(document.lines[section.line : section.end_line]))
-    text = "\n".join(parts).lower()
+    return "\n".join(parts)
+
+
+def _strip_schemes(text: AnyStr) -> AnyStr:
+    if isinstance(text, bytes):
+        return text.replace(b"https://", b"").replace(b"http://", b"").replace(b"www.", b"")
     return text.replace("https://", "").replace("http://", "").replace("www.", "")
+
+
+class _Cited:
+    """`normalise_url(u) in citing_text(document)`, answered on UTF-8 bytes for ASCII URLs (see
+    `evalgate.asciifold`; the scheme and `www.` removal is the same on both), and on the lower-cased
+    text only for a URL that is not ASCII."""
+
+    def __init__(self, document: Document) -> None:
+        self.raw = _citing_raw(document)
+        lowered = ascii_lowered(self.raw)
+        self.ascii = _strip_schemes(lowered) if lowered is not None else None
+        self.text: str | None = None
+
+    def __contains__(self, url: str) -> bool:
+        if self.ascii is not None and url.isascii():
+            return url.encode("ascii") in self.ascii
+        if self.text is None:
+            self.text = _strip_schemes(self.raw.lower())
+        return url in self.text
 
 
 def _top(document: Document, key: str) -> Section | None:
@@ -56,7 +87,7 @@ def check(document: Document) -> CheckOutcome:
     checked = [s for s in sources if s.checked]
     if not checked:
         return CheckOutcome(1, tuple(findings))
-    cited = citing_text(document)
+    cited = _Cited(document)
     uncited = [s for s in checked if not any(normalise_url(u) in cited for u in s.urls)]
     for s in uncited:
         why = "has no URL" if not s.urls else "is never cited in Research Skill Output or Findings"

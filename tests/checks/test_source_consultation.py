@@ -43,3 +43,22 @@ def test_checked_but_never_cited() -> None:
 def test_url_normalisation_matches_scheme_www_and_slash() -> None:
     n = source_consultation.normalise_url
     assert n("http://www.Example.org/a/") == n("https://example.org/a#part")
+
+
+def test_citations_are_found_whatever_the_case_and_script() -> None:
+    """URLs are matched case-insensitively, ASCII or not, and also when the text holds a character
+    whose lower case is ASCII (the byte-level search steps aside there)."""
+    from evalgate.document import parse_document
+
+    def outcome(cited: str) -> int:
+        text = (
+            "## Sources\n\n- [x] [A](https://Example.org/Page)\n- [x] [B](https://de.wikipedia.org/wiki/Ä)\n\n"
+            f"## Research Skill Output\n\n{cited}\n\n## Findings\n\nNone.\n"
+        )
+        return source_consultation.check(parse_document(text)).score
+
+    both = "See HTTP://WWW.EXAMPLE.ORG/page and https://de.wikipedia.org/wiki/ä here."
+    assert outcome(both) == 5
+    assert outcome(both + " \u212a") == 5  # KELVIN SIGN: the str path
+    assert outcome("See https://example.org/other only.") == 2
+    assert outcome("See https://example.org/page only.") == 4  # one of two consulted sources uncited

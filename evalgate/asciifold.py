@@ -1,0 +1,21 @@
+"""Case-insensitive search for ASCII needles on UTF-8 bytes.
+
+`str.lower()` of a 60 KB item with any non-ASCII character (an em dash is enough, and most items have
+one) is several times slower than `bytes.lower()` of its UTF-8, which lowers A-Z only. For an ASCII
+needle the two agree: every non-ASCII character lowers to non-ASCII characters, whose UTF-8 bytes are
+all >= 0x80 and so never take part in an ASCII match, except two whose lower case holds an ASCII
+letter (U+0130 `İ` -> `i` + U+0307, U+212A KELVIN SIGN -> `k`). Where either is in the text, callers
+fall back to `str.lower()`.
+"""
+
+from __future__ import annotations
+
+LOWER_TO_ASCII = ("\u0130", "\u212a")
+
+
+def ascii_lowered(text: str) -> bytes | None:
+    """The UTF-8 bytes of `text` with A-Z lowered, or None when the text holds a character whose lower
+    case is ASCII (then only `text.lower()` answers exactly)."""
+    if LOWER_TO_ASCII[0] in text or LOWER_TO_ASCII[1] in text:
+        return None
+    return text.encode("utf-8").lower()
