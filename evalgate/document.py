@@ -53,7 +53,6 @@ class Section:
     title: str  # heading text as written, inline markup stripped
     line: int  # the heading's line
     end_line: int  # last line of the section's content (inclusive)
-    body: str = ""  # the text between the heading line and end_line, as written
 
     @cached_property
     def key(self) -> str:
@@ -277,8 +276,7 @@ def build_sections(lines: tuple[str, ...], headings: tuple[tuple[int, int, str],
     for (line, level, title), end in zip(headings, ends, strict=True):
         while end > line and not lines[end - 1].strip():
             end -= 1
-        body = "\n".join(lines[line:end])
-        out.append(Section(level=level, title=title, line=line, end_line=end, body=body))
+        out.append(Section(level=level, title=title, line=line, end_line=end))
     return tuple(out)
 
 

@@ -232,7 +232,7 @@ class _FirstUse:
 def find_problems(document: Document, table: AcronymTable | None = None) -> tuple[AcronymProblem, ...]:
     """Every acronym whose first use is not `Full Name (ABBR)`, and every reversed expansion."""
     table = table or load_table()
-    text = "\n".join(document.lines)
+    text = document.text  # "\n".join(lines), and maybe one more "\n": the same offsets
     starts = [0, *accumulate(len(line) + 1 for line in document.lines)]  # offset of each line's start
     comments = comment_spans(text)
     prose = _Prose(document)
