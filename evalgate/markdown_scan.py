@@ -43,9 +43,13 @@ class LineScan:
 
 def heading_title(raw: str) -> str:
     """Heading text with its closing `#`s, links and emphasis/code markers removed."""
-    text = _ATX_CLOSE.sub("", raw).strip()
-    text = _LINK.sub(r"\1", text)
-    return _MARKUP.sub("", text).strip()
+    # Each pattern is applied only where its one required text is: most headings have none.
+    text = (_ATX_CLOSE.sub("", raw) if raw.rstrip(" \t").endswith("#") else raw).strip()
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "*" in text or "_" in text or "`" in text:
+        text = _MARKUP.sub("", text)
+    return text.strip()
 
 
 def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:

@@ -1,0 +1,69 @@
+"""Patterns applied only when a text they need is present (a cheap `in` test first) give exactly what
+applying them always gives."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from evalgate.checks.key_finding_word_count import _LINK as KF_LINK
+from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
+from evalgate.checks.key_finding_word_count import claim_words
+from evalgate.findings import URL
+from evalgate.markdown_scan import _ATX_CLOSE, _LINK, _MARKUP, heading_title
+
+PIECES = st.sampled_from(
+    [
+        "a",
+        "Word",
+        " ",
+        "\t",
+        "#",
+        "##",
+        "*",
+        "**",
+        "_",
+        "__",
+        "`",
+        "~",
+        "[",
+        "]",
+        "(",
+        ")",
+        "](",
+        "x.y",
+        "https://",
+        "HTTP://",
+        "www.",
+        "WwW.",
+        "://",
+        ".",
+        "-",
+        "—",
+        "1",
+    ]
+)
+TEXTS = st.lists(PIECES, max_size=14).map("".join)
+
+
+def heading_title_always(raw: str) -> str:
+    text = _ATX_CLOSE.sub("", raw).strip()
+    text = _LINK.sub(r"\1", text)
+    return _MARKUP.sub("", text).strip()
+
+
+def claim_words_always(claim: str) -> int:
+    text = KF_MARKUP.sub("", URL.sub(" ", KF_LINK.sub(r"\1", claim)))
+    return sum(1 for token in text.split() if re.search(r"[^\W_]", token))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(TEXTS)
+@example("[ x ](y)")
+@example("Title ##  \t")
+@example("see WWW.example.org now")
+def test_heading_title_and_claim_words_match_the_unguarded_patterns(text: str) -> None:
+    assert heading_title(text) == heading_title_always(text)
+    assert claim_words(text) == claim_words_always(text)
