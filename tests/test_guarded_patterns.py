@@ -8,6 +8,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from evalgate.checks import evidence_map_coverage
 from evalgate.checks.key_finding_word_count import _LINK as KF_LINK
 from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
 from evalgate.checks.key_finding_word_count import claim_words
@@ -54,6 +55,11 @@ def heading_title_always(raw: str) -> str:
     return _MARKUP.sub("", text).strip()
 
 
+def content_words_always(text: str) -> frozenset[str]:
+    words = evidence_map_coverage._WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
+    return frozenset(s for s in map(evidence_map_coverage._stem, words) if s is not None)
+
+
 def claim_words_always(claim: str) -> int:
     text = KF_MARKUP.sub("", URL.sub(" ", KF_LINK.sub(r"\1", claim)))
     return sum(1 for token in text.split() if re.search(r"[^\W_]", token))
@@ -67,3 +73,4 @@ def claim_words_always(claim: str) -> int:
 def test_heading_title_and_claim_words_match_the_unguarded_patterns(text: str) -> None:
     assert heading_title(text) == heading_title_always(text)
     assert claim_words(text) == claim_words_always(text)
+    assert evidence_map_coverage.content_words(text) == content_words_always(text)

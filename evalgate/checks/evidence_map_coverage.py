@@ -112,7 +112,10 @@ _STOP = frozenset(
 
 def content_words(text: str) -> frozenset[str]:
     """Content words of a claim or row, for matching."""
-    words = _WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
+    lowered = text.lower()  # URL is case-blind, so it cuts the same spans from the lowered text
+    if "://" in lowered or "www." in lowered:
+        lowered = URL.sub(" ", lowered)
+    words = _WORD.findall(lowered.replace("'s", ""))
     stems = _STEMS
     if len(stems) > 200_000:  # a bound on the memo; the corpus has ~20,000 distinct words
         stems.clear()
