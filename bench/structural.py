@@ -1,22 +1,29 @@
 """Structural benchmark: read + parse + every registered deterministic check over a directory of items.
 
-    python bench/structural.py [DIR] [--jobs N]
+    python bench/structural.py [DIR] [--jobs N] [--repeat R]
 
-DIR defaults to ../shared/corpus/research-completed next to the repository. Without --jobs it reports
-two figures: jobs=1, the in-process loop (read_document + each check, nothing else), and jobs=2, the
-path the CLI takes (`evalgate.run.run(Config(jobs=2), [DIR])`, which splits the structural pass over
-spawned worker processes once there are 48 files or more, and includes their start-up). `--jobs N`
-reports just that one (N=1: the in-process loop, N>1: the CLI path). Each figure is wall seconds,
-documents and MB per second; peak RSS counts this process and, for the CLI path, its workers. When
-`markdownlint-cli2` is on PATH it also times that over the same files and prints the ratio for each
-figure (it is a yardstick here, never a dependency).
+DIR defaults to ../shared/corpus/research-completed next to the repository. Three figures:
+- jobs=1: the in-process loop (read_document + each check, nothing else);
+- jobs=2: the path the CLI takes (`evalgate.run.run(Config(jobs=2), [DIR])`, which shares the
+  structural pass with worker processes once there are 48 files or more, their start included);
+- command: `python -m evalgate check DIR --format json` as a user runs it, in a new process
+  (interpreter start, imports, the run, the gate and writing the JSON report).
+`--jobs N` reports just the jobs=N figure (N=1: the in-process loop, N>1: the CLI path).
+
+Each figure runs R times (default 5) and prints the median and the fastest wall time: this machine's
+speed varies by 10-25% from one run to the next, so one run says little. docs/s and MB/s are from the
+median. Peak RSS counts this process and, for the CLI path, its workers; for the command, that process.
+When `markdownlint-cli2` is on PATH it also times that once over the same files and prints the ratio
+of its time to each median (it is a yardstick here, never a dependency).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -37,14 +44,18 @@ DEFAULT_DIR = ROOT.parent / "shared" / "corpus" / "research-completed"
 
 @dataclass(frozen=True)
 class Figure:
-    """One measured pass: how it ran, its wall time, errors, and peak memory (MB)."""
+    """One measured figure: how it ran, its wall times over the repeats, errors, peak memory (MB)."""
 
     label: str
-    wall: float
+    walls: tuple[float, ...]
     errors: int
     peak_self_mb: float
-    peak_child_mb: float  # the largest worker's peak; 0 for the in-process loop
+    peak_child_mb: float  # the largest worker's peak (CLI path) or the command's; 0 for the loop
     workers: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.walls)
 
 
 def structural_checks() -> list[str]:
@@ -73,30 +84,53 @@ def _peak_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
 
-def in_process(paths: list[Path], checks: list[str]) -> Figure:
+def in_process(paths: list[Path], checks: list[str], repeat: int) -> Figure:
     """jobs=1: the loop above in this process."""
-    wall, errors = structural_pass(paths, checks)
-    return Figure("jobs=1 (in process)", wall, errors, _peak_mb(resource.RUSAGE_SELF), 0.0, 0)
+    runs = [structural_pass(paths, checks) for _ in range(repeat)]
+    walls = tuple(wall for wall, _ in runs)
+    return Figure("jobs=1 (in process)", walls, runs[-1][1], _peak_mb(resource.RUSAGE_SELF), 0.0, 0)
 
 
-def cli_path(folder: Path, jobs: int) -> Figure:
+def cli_path(folder: Path, jobs: int, repeat: int) -> Figure:
     """jobs=N: the CLI's run() with its worker pool (no judges, so the structural pass only)."""
-    start = time.perf_counter()
-    report = run(Config(jobs=jobs), [str(folder)])
-    wall = time.perf_counter() - start
+    walls = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        report = run(Config(jobs=jobs), [str(folder)])
+        walls.append(time.perf_counter() - start)
     errors = sum(1 for r in report.results if r.error) + sum(
         1 for r in report.results for d in r.dimensions if d.kind != "judge" and d.error
     )
     # RUSAGE_CHILDREN is the largest finished child's peak, so the pool's workers must have exited
-    # (run() shuts its pool down before returning) and markdownlint-cli2 must not have run yet.
+    # (run() shuts its pool down before returning) and no other child must have run yet.
     return Figure(
         f"jobs={jobs} (CLI path)",
-        wall,
+        tuple(walls),
         errors,
         _peak_mb(resource.RUSAGE_SELF),
         _peak_mb(resource.RUSAGE_CHILDREN),
         jobs,
     )
+
+
+def command(folder: Path, repeat: int) -> Figure:
+    """`python -m evalgate check DIR --format json` in a new process, as a user runs it."""
+    argv = [sys.executable, "-m", "evalgate", "check", str(folder), "--format", "json"]
+    argv += ["--output", os.devnull]
+    walls, peak, errors = [], 0.0, 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert child.stderr is not None
+        stderr = child.stderr.read()
+        _pid, status, usage = os.wait4(child.pid, 0)  # this child's own usage, its peak RSS included
+        child.returncode = os.waitstatus_to_exitcode(status)
+        walls.append(time.perf_counter() - start)
+        peak = max(peak, usage.ru_maxrss / 1024)
+        errors = 0 if child.returncode in (0, 1) else 1  # 1: some item FAILs, as in the corpus
+        if errors:
+            print(stderr.decode(errors="replace"), file=sys.stderr)
+    return Figure("command (evalgate check, new process)", tuple(walls), errors, 0.0, peak, 0)
 
 
 def markdownlint_seconds(paths: list[Path]) -> float | None:
@@ -113,9 +147,9 @@ def markdownlint_seconds(paths: list[Path]) -> float | None:
 def report(figure: Figure, files: int, megabytes: float, lint: float | None) -> None:
     """Print one figure's lines."""
     print(f"-- {figure.label}")
-    print(f"wall s:     {figure.wall:.2f}")
-    print(f"docs/s:     {files / figure.wall:.0f}")
-    print(f"MB/s:       {megabytes / figure.wall:.1f}")
+    print(f"wall s:     median {figure.median:.2f}, fastest {min(figure.walls):.2f} of {len(figure.walls)}")
+    print(f"docs/s:     {files / figure.median:.0f}")
+    print(f"MB/s:       {megabytes / figure.median:.1f}")
     if figure.workers:
         # each worker's peak is at most the largest one's; they run at the same time
         total = figure.peak_self_mb + figure.workers * figure.peak_child_mb
@@ -124,24 +158,25 @@ def report(figure: Figure, files: int, megabytes: float, lint: float | None) -> 
             f"{figure.peak_child_mb:.0f} MB workers (<= {total:.0f} MB)"
         )
     else:
-        print(f"peak RSS:   {figure.peak_self_mb:.0f} MB")
+        print(f"peak RSS:   {max(figure.peak_self_mb, figure.peak_child_mb):.0f} MB")
     print(f"errors:     {figure.errors}")
     if lint is not None:
-        print(f"ratio:      {lint / figure.wall:.1f}x faster than markdownlint-cli2")
+        print(f"ratio:      {lint / figure.median:.1f}x faster than markdownlint-cli2 (median)")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_DIR)
-    parser.add_argument("--jobs", type=int, default=None, help="only this many jobs (default: 1 and 2)")
+    parser.add_argument("--jobs", type=int, default=None, help="only this many jobs (default: all figures)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (default 5)")
     args = parser.parse_args(argv)
-    folder: Path = args.folder
+    folder: Path = args.folder.resolve()
     paths = sorted(folder.glob("*.md"))
     if not paths:
         print(f"no *.md files in {folder}", file=sys.stderr)
         return 2
-    if args.jobs is not None and args.jobs < 1:
-        print("--jobs must be at least 1", file=sys.stderr)
+    if (args.jobs is not None and args.jobs < 1) or args.repeat < 1:
+        print("--jobs and --repeat must be at least 1", file=sys.stderr)
         return 2
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     checks = structural_checks()
@@ -149,10 +184,15 @@ def main(argv: list[str]) -> int:
     print(f"files:      {len(paths)}")
     print(f"MB:         {megabytes:.1f}")
     # The in-process loop runs first: its peak RSS is then this process's own, before run() adds to it.
+    # Then the CLI path, whose workers' peak is read before any other child runs.
     figures: list[Figure] = []
     for jobs in (1, 2) if args.jobs is None else (args.jobs,):
-        figures.append(in_process(paths, checks) if jobs == 1 else cli_path(folder, jobs))
-    # After the pool's workers: markdownlint-cli2 is a child too and would hide their peak.
+        if jobs == 1:
+            figures.append(in_process(paths, checks, args.repeat))
+        else:
+            figures.append(cli_path(folder, jobs, args.repeat))
+    if args.jobs is None:
+        figures.append(command(folder, args.repeat))
     lint = markdownlint_seconds(paths)
     for figure in figures:
         report(figure, len(paths), megabytes, lint)

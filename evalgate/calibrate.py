@@ -374,10 +374,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add `calibrate` to the CLI's subparsers (the lead wires one call in evalgate/cli.py)."""
-    from evalgate.cli import _add_run_options
+    """Add `calibrate` to the CLI's subparsers (evalgate/cli.py lists it in MODULE_COMMANDS)."""
+    from evalgate.cli import MODULE_COMMANDS, _add_run_options
 
-    parser = subparsers.add_parser("calibrate", help="measure the judges against the labelled gold set")
+    parser = subparsers.add_parser("calibrate", help=MODULE_COMMANDS["calibrate"][1])
     parser.add_argument("gold_dir", nargs="?", default=DEFAULT_GOLD_DIR, metavar="GOLD_DIR")
     _add_run_options(parser)
     parser.add_argument("--bar", type=float, default=DEFAULT_BAR, help="minimum agreement, 0-1 (default 0.8)")

@@ -283,10 +283,10 @@ def cmd_canary(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add `canary` to the CLI's subparsers (the lead wires one call in evalgate/cli.py)."""
-    from evalgate.cli import _add_run_options
+    """Add `canary` to the CLI's subparsers (evalgate/cli.py lists it in MODULE_COMMANDS)."""
+    from evalgate.cli import MODULE_COMMANDS, _add_run_options
 
-    parser = subparsers.add_parser("canary", help="re-judge frozen fixtures and fail on score drift")
+    parser = subparsers.add_parser("canary", help=MODULE_COMMANDS["canary"][1])
     parser.add_argument("directory", nargs="?", default=DEFAULT_DIR, metavar="DIR")
     _add_run_options(parser)
     parser.add_argument(

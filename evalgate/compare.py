@@ -223,8 +223,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add `compare` to the CLI's subparsers (the lead wires one call in evalgate/cli.py)."""
-    p = subparsers.add_parser("compare", help="pairwise preference of two files, asked in both orders")
+    """Add `compare` to the CLI's subparsers (evalgate/cli.py lists it in MODULE_COMMANDS)."""
+    from evalgate.cli import MODULE_COMMANDS
+
+    p = subparsers.add_parser("compare", help=MODULE_COMMANDS["compare"][1])
     p.add_argument("paths", nargs="+", metavar="FILE", help="files in pairs: A B [A2 B2 ...]")
     p.add_argument("--judge", action="append", metavar="SPEC", help="judge backend (repeatable)")
     p.add_argument(

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from markdown_it import MarkdownIt
+from functools import cache
+from typing import TYPE_CHECKING
 
 from evalgate.document import ListItem, Table, TableRow
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -155,11 +158,20 @@ def _trim_blank(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int]
 # ---------------------------------------------------------------------------------------------
 # Region block parse
 
+
 # Block structure only: inline parsing is most of markdown-it-py's cost and no check needs its tokens.
 # Two parsers: the table rule is tried at every paragraph line and splits cells in Python, so regions
 # read for their lists (Sources, Key Findings) use a parser without it.
-_MD_LISTS = MarkdownIt("commonmark").disable(["inline", "text_join", "reference"])
-_MD_TABLES = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join", "reference"])
+# Built on first use: most regions are plain (`plain_lists`), so a run over a few files often needs
+# neither, and importing markdown-it-py is a tenth of the CLI's start-up.
+@cache
+def _block_parser(tables: bool) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark")
+    if tables:
+        parser.enable("table")
+    return parser.disable(["inline", "text_join", "reference"])
 
 
 @dataclass(frozen=True)
@@ -181,7 +193,7 @@ def parse_region(lines: tuple[str, ...], first: int, last: int, *, tables: bool 
         if plain is not None:
             return plain
     offset = first  # token map rows are 0-based within the region
-    parser = _MD_TABLES if tables else _MD_LISTS
+    parser = _block_parser(tables)
     tokens = parser.parse("\n".join(lines[first - 1 : last]) + "\n")
     lists: list[tuple[ListItem, ...]] = []
     found_tables: list[Table] = []

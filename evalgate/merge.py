@@ -171,9 +171,9 @@ def publish_merged(
 
 def register(subparsers: Any) -> None:
     """Add `merge` to the CLI's subparsers."""
-    p = subparsers.add_parser(
-        "merge", help="combine shard results files (check --shard I/N --format json) into one report"
-    )
+    from evalgate.cli import MODULE_COMMANDS
+
+    p = subparsers.add_parser("merge", help=MODULE_COMMANDS["merge"][1])
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.json or .jsonl)")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--output", metavar="FILE", help="write the merged report here instead of stdout")

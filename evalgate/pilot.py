@@ -337,8 +337,10 @@ def cmd_pilot(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add `pilot` to the CLI's subparsers (the lead wires one call in evalgate/cli.py)."""
-    p = subparsers.add_parser("pilot", help="run a multiplier pilot: tasks x cells judged blind by a trio")
+    """Add `pilot` to the CLI's subparsers (evalgate/cli.py lists it in MODULE_COMMANDS)."""
+    from evalgate.cli import MODULE_COMMANDS
+
+    p = subparsers.add_parser("pilot", help=MODULE_COMMANDS["pilot"][1])
     p.add_argument("config", help="pilot configuration YAML")
     p.add_argument(
         "--judge", action="append", metavar="SPEC", help="judge backend (repeatable; overrides config)"

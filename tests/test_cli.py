@@ -197,3 +197,37 @@ def test_markdown_summary_shows_agreement_and_warnings_on_passing_files(workdir,
     summary = capsys.readouterr().out
     assert "### Judge agreement" in summary
     assert "| epistemic\\_labeling | 2 | 1 | 0% | 100% |" in summary
+
+
+def test_check_does_not_import_the_judging_commands_modules(workdir):
+    """`evalgate check` imports neither the modules of the other commands nor the judging stack
+    (start-up time), yet `--help` still lists every command."""
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from evalgate.cli import main\n"
+        "code = main(['check', 'item.md', '--format', 'json', '--output', 'out.json'])\n"
+        "loaded = sorted(m for m in sys.modules if m in {'evalgate.calibrate', 'evalgate.canary',"
+        " 'evalgate.compare', 'evalgate.merge', 'evalgate.pilot', 'jinja2', 'requests'})\n"
+        "print(code, loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert proc.stdout.split("\n")[0] == "1 []"  # the item is incomplete, so it fails; nothing loaded
+    help_text = subprocess.run(
+        [sys.executable, "-m", "evalgate", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for name in ("calibrate", "canary", "compare", "merge", "pilot"):
+        assert name in help_text
+
+
+def test_listed_commands_help_is_their_modules_help():
+    from evalgate.cli import build_parser
+
+    def helps(parser):
+        sub = next(a for a in parser._actions if a.dest == "command")
+        return {c.dest: c.help for c in sub._choices_actions}
+
+    assert helps(build_parser(for_command="check")) == helps(build_parser())
+    full = build_parser()
+    sub = next(a for a in full._actions if a.dest == "command")
+    assert "--bar" in sub.choices["calibrate"].format_help()  # a module command's own options
