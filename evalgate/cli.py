@@ -148,9 +148,9 @@ def render(report: Report, fmt: str, *, verbose: bool = False) -> str:
 
         return render_summary(report)
     if fmt == "sarif":
-        from evalgate.report.sarif import to_sarif
+        from evalgate.report.sarif import render_sarif
 
-        return json.dumps(to_sarif(report, _rubric_of(report)), indent=2) + "\n"
+        return render_sarif(report, _rubric_of(report))
     from evalgate.report.text import render_text
 
     return render_text(report, verbose=verbose)

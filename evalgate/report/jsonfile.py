@@ -3,13 +3,37 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from evalgate.results import Report
 
 
 def render_json(report: Report) -> str:
-    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order."""
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order, one result per line."""
+    return pretty_json(report.to_json(), expand=2)
+
+
+def pretty_json(value: Any, *, expand: int) -> str:
+    """JSON with the outer `expand` levels of objects and arrays laid out one member per line (indented
+    by two) and everything deeper written on one line, then a final newline.
+
+    `json.dumps(indent=...)` runs the pure-Python encoder (only unindented output has the C one): on
+    the corpus report it took 0.22 s of a 1 s run. Here the deep parts go through the C encoder, and
+    a report still diffs line by line, one file's result per line."""
+    return _pretty(value, expand, "") + "\n"
+
+
+def _pretty(value: Any, expand: int, indent: str) -> str:
+    inner = indent + "  "
+    if expand > 0 and isinstance(value, dict) and value:
+        members = (
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {_pretty(v, expand - 1, inner)}"
+            for k, v in value.items()
+        )
+        return "{\n" + ",\n".join(members) + f"\n{indent}}}"
+    if expand > 0 and isinstance(value, list) and value:
+        return "[\n" + ",\n".join(inner + _pretty(v, expand - 1, inner) for v in value) + f"\n{indent}]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def render_jsonl(report: Report) -> str:

@@ -7,7 +7,6 @@ hard-failed dimension is `error`, in another failing dimension `warning`, otherw
 
 from __future__ import annotations
 
-import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -100,6 +99,11 @@ def to_sarif(report: Report, rubric: Rubric | None = None, tool_version: str = "
 
 def write_sarif(report: Report, path: Path, rubric: Rubric | None = None) -> None:
     """Write the SARIF log to `path` (UTF-8 JSON)."""
-    path.write_text(
-        json.dumps(to_sarif(report, rubric), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    path.write_text(render_sarif(report, rubric), encoding="utf-8")
+
+
+def render_sarif(report: Report, rubric: Rubric | None = None) -> str:
+    """The SARIF log as JSON text, one result per line (`pretty_json`: the runs' results are level 4)."""
+    from evalgate.report.jsonfile import pretty_json
+
+    return pretty_json(to_sarif(report, rubric), expand=4)
