@@ -19,6 +19,7 @@ markdown-it-py). The Findings part is extracted from those blocks in `evalgate.f
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
@@ -162,6 +163,20 @@ class Document:
             if s.key == key or s.key.startswith(key + " "):
                 return s
         return None
+
+    @cached_property
+    def heading_lines(self) -> tuple[int, ...]:
+        """The line of every heading, in order (sections are in document order)."""
+        return tuple(s.line for s in self.sections)
+
+    def own_end(self, section: Section) -> int:
+        """The last line of `section`'s own content: the line before its first subsection, or its
+        last line when it has none."""
+        lines = self.heading_lines
+        i = bisect.bisect_right(lines, section.line)
+        if i < len(lines) and lines[i] <= section.end_line:
+            return lines[i] - 1
+        return section.end_line
 
     def line_text(self, line: int) -> str:
         """The text of 1-based `line`, or '' when out of range."""

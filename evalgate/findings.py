@@ -82,7 +82,7 @@ def _top_section(doc: Document, key: str) -> Section | None:
 def _first_list(doc: Document, sec: Section | None, *, prefer_ordered: bool = False) -> tuple[ListItem, ...]:
     if sec is None:
         return ()
-    blocks = parse_region(doc.lines, sec.line + 1, _own_end(doc, sec))
+    blocks = parse_region(doc.lines, sec.line + 1, doc.own_end(sec))
     if not blocks.lists:
         return ()
     if prefer_ordered:
@@ -93,24 +93,16 @@ def _first_list(doc: Document, sec: Section | None, *, prefer_ordered: bool = Fa
     return blocks.lists[0]
 
 
-def _own_end(doc: Document, sec: Section) -> int:
-    """Last line before the section's first subsection (its own content)."""
-    for s in doc.sections:
-        if sec.line < s.line <= sec.end_line:
-            return s.line - 1
-    return sec.end_line
-
-
 def _first_table(doc: Document, sec: Section | None) -> Table | None:
     if sec is None:
         return None
-    return first_pipe_table(doc.lines, sec.line + 1, _own_end(doc, sec))
+    return first_pipe_table(doc.lines, sec.line + 1, doc.own_end(sec))
 
 
 def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary | None:
     if sec is None:
         return None
-    end = _own_end(doc, sec)
+    end = doc.own_end(sec)
     first = next((n for n in range(sec.line + 1, end + 1) if doc.lines[n - 1].strip()), None)
     if first is None:
         return None
@@ -229,7 +221,7 @@ def _evidence_rows(table: Table | None) -> tuple[EvidenceRow, ...]:
 def _sources(doc: Document, sec: Section | None) -> tuple[SourceEntry, ...]:
     if sec is None:
         return ()
-    blocks = parse_region(doc.lines, sec.line + 1, _own_end(doc, sec))
+    blocks = parse_region(doc.lines, sec.line + 1, doc.own_end(sec))
     return tuple(
         SourceEntry(line=item.line, checked=item.checked, text=item.text, urls=urls_in(item.text))
         for items in blocks.lists

@@ -63,6 +63,9 @@ def test_parse_never_raises_and_lines_are_in_range(text: str) -> None:
         assert 1 <= first <= last <= n
     for kf in doc.key_findings:
         assert 1 <= kf.line <= kf.end_line <= n
+    for s in doc.sections:  # own content: up to the first subsection, found by bisection
+        inner = [o.line for o in doc.sections if s.line < o.line <= s.end_line]
+        assert doc.own_end(s) == (inner[0] - 1 if inner else s.end_line)
 
 
 @settings(max_examples=150, deadline=None)

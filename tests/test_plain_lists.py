@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from evalgate import markdown_scan
 from evalgate.document import read_document
-from evalgate.findings import _own_end
 from evalgate.markdown_scan import Blocks, parse_region, plain_lists
 
 
@@ -152,7 +151,7 @@ def test_corpus_sections_read_the_same_by_both(corpus_dir: Path) -> None:
     for path in sorted(corpus_dir.glob("*.md")):
         doc = read_document(path)
         for section in doc.sections:
-            first, last = section.line + 1, _own_end(doc, section)
+            first, last = section.line + 1, doc.own_end(section)
             if last < first:
                 continue
             fast = plain_lists(doc.lines, first, last)
