@@ -19,7 +19,6 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 from typing import Literal
 
 from evalgate.checks import CheckOutcome
@@ -65,6 +64,7 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
 _LINK_TEXT = re.compile(r"\[[^\]]*\]\(")
+_PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parenthesis right after
 
 
 @lru_cache(maxsize=4)
@@ -233,7 +233,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
     """Every acronym whose first use is not `Full Name (ABBR)`, and every reversed expansion."""
     table = table or load_table()
     text = document.text  # "\n".join(lines), and maybe one more "\n": the same offsets
-    starts = [0, *accumulate(len(line) + 1 for line in document.lines)]  # offset of each line's start
+    line, counted_to = 1, 0  # the line of offset `counted_to` (matches come in document order)
     comments = comment_spans(text)
     prose = _Prose(document)
     title = next((s.line for s in document.sections if s.level == 1), None)
@@ -265,12 +265,14 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
         if abbr in settled and text.find("(", max(0, at - 40), at) < 0:
             continue  # a later use outside any parenthesis cannot change this acronym's outcome
-        line = bisect.bisect_right(starts, at)
-        column = at - starts[line - 1]
+        line += text.count("\n", counted_to, at)
+        counted_to = at
+        line_start = text.rfind("\n", 0, at) + 1
+        column = at - line_start
         masked = prose.line(line)
         if not masked or masked[column] == " " or (comments and _inside(comments, at)):
             continue
-        after = masked[m.end() - starts[line - 1] :]
+        after = masked[m.end() - line_start :]
         opened = column > 0 and (
             masked[column - 1] == "("
             or (
@@ -352,7 +354,7 @@ def _classify(
                 return None, "", long_form
             if _initials_spell(abbr, long_form):  # a real expansion, but not the one the protocol requires
                 return "wrong_expansion", long_form, long_form
-    paren = re.match(r"[ \t]*\(([^()]*)\)", after)
+    paren = _PAREN_AFTER.match(after)
     if paren is not None:
         inner = _expansion_within(paren.group(1), abbr)
         if inner is not None:
