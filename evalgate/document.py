@@ -183,13 +183,13 @@ class Document:
         return self.lines[line - 1] if 1 <= line <= len(self.lines) else ""
 
 
-_TITLE_JUNK = re.compile(r"[^a-z0-9]+")
+_TITLE_WORD = re.compile(r"[a-z0-9]+")
 
 
 def normalise_title(title: str) -> str:
-    """Lower case, `§` and punctuation removed, whitespace collapsed."""
-    t = title.lower().replace("§", " ")
-    return " ".join(_TITLE_JUNK.sub(" ", t).split())
+    """Lower case, `§` and punctuation removed, whitespace collapsed: the runs of letters and digits
+    of the lower-cased title, joined by single spaces."""
+    return " ".join(_TITLE_WORD.findall(title.lower()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from evalgate.checks import evidence_map_coverage
 from evalgate.checks.key_finding_word_count import _LINK as KF_LINK
 from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
 from evalgate.checks.key_finding_word_count import claim_words
+from evalgate.document import normalise_title
 from evalgate.findings import URL
 from evalgate.markdown_scan import _ATX_CLOSE, _LINK, _MARKUP, heading_title
 
@@ -74,3 +75,17 @@ def test_heading_title_and_claim_words_match_the_unguarded_patterns(text: str) -
     assert heading_title(text) == heading_title_always(text)
     assert claim_words(text) == claim_words_always(text)
     assert evidence_map_coverage.content_words(text) == content_words_always(text)
+
+
+def normalise_title_by_substitution(title: str) -> str:
+    """The first form of the rule: `§` and every run of other characters become one space."""
+    text = re.sub(r"[^a-z0-9]+", " ", title.lower().replace("§", " "))
+    return " ".join(text.split())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.text(st.sampled_from([*"aZ9 §-_.,\t", "\u00a0", "\u212a", "\u0130", "é", "Risks, Gaps"]), max_size=14)
+)
+def test_normalise_title_is_the_substitution_rule(title: str) -> None:
+    assert normalise_title(title) == normalise_title_by_substitution(title)
