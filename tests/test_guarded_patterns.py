@@ -85,7 +85,7 @@ def normalise_title_by_substitution(title: str) -> str:
 
 @settings(max_examples=2000, deadline=None)
 @given(
-    st.text(st.sampled_from([*"aZ9 §-_.,\t", "\u00a0", "\u212a", "\u0130", "é", "Risks, Gaps"]), max_size=14)
+    st.lists(st.sampled_from([*"aZ9 §-_.,\t", "\u00a0", "\u212a", "\u0130", "é", "Risks, Gaps"])).map("".join)
 )
 def test_normalise_title_is_the_substitution_rule(title: str) -> None:
     assert normalise_title(title) == normalise_title_by_substitution(title)
