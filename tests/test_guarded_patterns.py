@@ -45,6 +45,15 @@ PIECES = st.sampled_from(
         "-",
         "—",
         "1",
+        "'s",
+        "ing",
+        "\u0130",
+        "\u212a",
+        "\u00c9",
+        "\u00a0",
+        "\u2009",
+        "\x1c",
+        "\u3000",
     ]
 )
 TEXTS = st.lists(PIECES, max_size=14).map("".join)
