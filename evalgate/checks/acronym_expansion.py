@@ -64,6 +64,10 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
 _LINK_TEXT = re.compile(r"\[[^\]]*\]\(")
+# Only a use right after `(` or after `(Capitalised Words ` (_OPEN_GROUP, over the 40 characters before
+# it) can be a reversed expansion; both need a `(` followed by a capital in the raw text before it
+# (masking blanks characters, it never makes them), the use's own first letter included.
+_PAREN_CAPITAL = re.compile(r"\([A-Z]")
 _PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parenthesis right after
 
 
@@ -247,7 +251,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         at = m.start()
         # Most of the ~87k matches in the corpus are later uses of a settled acronym: those go first,
         # before anything else is looked at (whatever else would decide, they change nothing).
-        if abbr in settled and text.find("(", at - 40 if at > 40 else 0, at) < 0:
+        if abbr in settled and _PAREN_CAPITAL.search(text, at - 40 if at > 40 else 0, at + 1) is None:
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
             continue
@@ -263,7 +267,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
-        if abbr in settled and text.find("(", max(0, at - 40), at) < 0:
+        if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
             continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line += text.count("\n", counted_to, at)
         counted_to = at
@@ -308,8 +312,9 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
 
 def _no_news(use: _FirstUse, abbr: str, table: AcronymTable) -> bool:
     """Whether a later use of `abbr` that is not right inside a parenthesis can change nothing: it is
-    no reversed expansion (that needs a `(` within the 40 characters `_OPEN_GROUP` looks back over, and
-    masking only blanks characters, so the raw text holds that `(` too), and it can only settle the
+    no reversed expansion (that needs a `(` and a capital after it within the 40 characters
+    `_OPEN_GROUP` looks back over, and masking only blanks characters, so the raw text holds them too:
+    `_PAREN_CAPITAL`), and it can only settle the
     acronym as a shorthand followed by an accepted word. Most of the ~87k matches in the corpus are
     such uses, and skipping them before the line is masked saves most of the check's Python time."""
     return use.kind is None or use.expanded_at is not None or abbr not in table.shorthand
