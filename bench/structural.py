@@ -1,6 +1,6 @@
 """Structural benchmark: read + parse + every registered deterministic check over a directory of items.
 
-    python bench/structural.py [DIR] [--jobs N] [--repeat R]
+    python bench/structural.py [DIR] [--jobs N] [--repeat R] [--rounds K]
 
 DIR defaults to ../shared/corpus/research-completed next to the repository. Three figures:
 - jobs=1: the in-process loop (read_document + each check, nothing else);
@@ -10,11 +10,12 @@ DIR defaults to ../shared/corpus/research-completed next to the repository. Thre
   (interpreter start, imports, the run, the gate and writing the JSON report).
 `--jobs N` reports just the jobs=N figure (N=1: the in-process loop, N>1: the CLI path).
 
-Each figure runs R times (default 5) and prints the median and the fastest wall time: this machine's
-speed varies by 10-25% from one run to the next, so one run says little. docs/s and MB/s are from the
-median. Peak RSS counts this process and, for the CLI path, its workers; for the command, that process.
-When `markdownlint-cli2` is on PATH it also times that once over the same files and prints the ratio
-of its time to each median (it is a yardstick here, never a dependency).
+The machine's speed drifts by tens of percent from one minute to the next, so one run says little:
+the figures run in rounds (--rounds, default 3), each running every figure R times (--repeat,
+default 5) and ending with one markdownlint-cli2 run over the same files when it is on PATH (a
+yardstick here, never a dependency). Each figure prints the median and fastest of all its runs,
+docs/s and MB/s from the median, and the ratio of markdownlint-cli2's median to its median. Peak
+RSS counts this process and, for the CLI path, its workers; for the command, that process.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ from evalgate.checks import registry, run_check  # noqa: E402
 from evalgate.config import Config  # noqa: E402
 from evalgate.document import DocumentError, read_document  # noqa: E402
 from evalgate.rubric import load_rubric  # noqa: E402
-from evalgate.run import run  # noqa: E402
+from evalgate.run import _POOL_THRESHOLD, run  # noqa: E402
 
 DEFAULT_DIR = ROOT.parent / "shared" / "corpus" / "research-completed"
 
@@ -103,13 +104,14 @@ def cli_path(folder: Path, jobs: int, repeat: int) -> Figure:
     )
     # RUSAGE_CHILDREN is the largest finished child's peak, so the pool's workers must have exited
     # (run() shuts its pool down before returning) and no other child must have run yet.
+    pooled = len(report.results) >= _POOL_THRESHOLD  # fewer files run in this process alone
     return Figure(
         f"jobs={jobs} (CLI path)",
         tuple(walls),
         errors,
         _peak_mb(resource.RUSAGE_SELF),
-        _peak_mb(resource.RUSAGE_CHILDREN),
-        jobs,
+        _peak_mb(resource.RUSAGE_CHILDREN) if pooled else 0.0,
+        jobs if pooled else 0,
     )
 
 
@@ -171,38 +173,53 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--jobs", type=int, default=None, help="only this many jobs (default: all figures)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (default 5)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure per round (default 5)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each ending with markdownlint-cli2")
     args = parser.parse_args(argv)
     folder: Path = args.folder.resolve()
     paths = sorted(folder.glob("*.md"))
     if not paths:
         print(f"no *.md files in {folder}", file=sys.stderr)
         return 2
-    if (args.jobs is not None and args.jobs < 1) or args.repeat < 1:
-        print("--jobs and --repeat must be at least 1", file=sys.stderr)
+    if (args.jobs is not None and args.jobs < 1) or args.repeat < 1 or args.rounds < 1:
+        print("--jobs, --repeat and --rounds must be at least 1", file=sys.stderr)
         return 2
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     checks = structural_checks()
     print(f"checks:     {', '.join(checks)}")
     print(f"files:      {len(paths)}")
     print(f"MB:         {megabytes:.1f}")
-    # The in-process loop runs first: its peak RSS is then this process's own, before run() adds to it.
-    # Then the CLI path, whose workers' peak is read before any other child runs.
-    figures: list[Figure] = []
-    for jobs in (1, 2) if args.jobs is None else (args.jobs,):
-        if jobs == 1:
-            figures.append(in_process(paths, checks, args.repeat))
-        else:
-            figures.append(cli_path(folder, jobs, args.repeat))
-    if args.jobs is None:
-        figures.append(command(folder, args.repeat))
-    lint = markdownlint_seconds(paths)
-    for figure in figures:
-        report(figure, len(paths), megabytes, lint)
-    if lint is None:
+    rounds: list[list[Figure]] = []
+    lints: list[float] = []
+    for _ in range(args.rounds):
+        # The in-process loop runs first: its peak RSS is then this process's own, before run() adds
+        # to it. Then the CLI path, whose workers' peak is read before any other child has run (so
+        # only the first round's counts: markdownlint-cli2 is a child too).
+        figures: list[Figure] = []
+        for jobs in (1, 2) if args.jobs is None else (args.jobs,):
+            if jobs == 1:
+                figures.append(in_process(paths, checks, args.repeat))
+            else:
+                figures.append(cli_path(folder, jobs, args.repeat))
+        if args.jobs is None:
+            figures.append(command(folder, args.repeat))
+        rounds.append(figures)
+        # Each round ends with the yardstick, so both are timed in every phase of a machine whose
+        # speed drifts by tens of percent from one minute to the next.
+        lint = markdownlint_seconds(paths)
+        if lint is None:
+            break
+        lints.append(lint)
+    median_lint = statistics.median(lints) if lints else None
+    for column in zip(*rounds, strict=True):
+        first = column[0]
+        merged = replace(first, walls=tuple(w for figure in column for w in figure.walls))
+        report(merged, len(paths), megabytes, median_lint)
+    if median_lint is None:
         print("markdownlint-cli2: not on PATH (npm install -g markdownlint-cli2 to compare)")
     else:
-        print(f"markdownlint-cli2 wall s: {lint:.2f}")
+        times = ", ".join(f"{t:.2f}" for t in lints)
+        print(f"markdownlint-cli2 wall s: median {median_lint:.2f} of {len(lints)} ({times})")
     return 0
 
 
