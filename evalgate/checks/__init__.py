@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from evalgate.document import Document
 from evalgate.results import DimensionResult, Finding, Status
@@ -25,8 +26,10 @@ class CheckOutcome:
 CheckFn = Callable[[Document], CheckOutcome]
 
 
+@cache
 def _registry() -> dict[str, CheckFn]:
-    # Imported here so a broken check module fails that check, not the import of the package.
+    # Built once per process (it ran per check per file). Imported here so a broken check module
+    # fails that check, not the import of the package.
     from evalgate.checks import (
         acronym_expansion,
         amount_matches_tools,
@@ -47,13 +50,13 @@ def _registry() -> dict[str, CheckFn]:
 
 
 def registry() -> dict[str, CheckFn]:
-    """Check id -> check function."""
-    return _registry()
+    """Check id -> check function (a copy: callers may change theirs)."""
+    return dict(_registry())
 
 
 def run_check(dimension_id: str, document: Document, *, hard_fail: bool = False) -> DimensionResult:
     """Run one deterministic check; any exception becomes an error value for that dimension."""
-    fn = registry().get(dimension_id)
+    fn = _registry().get(dimension_id)
     if fn is None:
         return DimensionResult(
             id=dimension_id,
