@@ -87,9 +87,10 @@ def test_start_method_is_spawn_while_another_thread_runs() -> None:
 def test_warm_up_runs_every_structural_check_without_error() -> None:
     """The parent warms the checks on a sample before forking; a check erroring on it would only
     waste the warm-up, so the sample is held to scoring cleanly (and to reaching markdown-it-py)."""
+    import sys
+
     from evalgate.checks import run_check
     from evalgate.document import parse_document
-    from evalgate.markdown_scan import plain_lists
     from evalgate.rubric import load_rubric
     from evalgate.run import _WARM_UP
 
@@ -97,6 +98,4 @@ def test_warm_up_runs_every_structural_check_without_error() -> None:
     for dimension in load_rubric("research-loop").deterministic:
         result = run_check(dimension.id, document)
         assert result.error is None and result.score is not None, dimension.id
-    sources = document.sources_section
-    assert sources is not None  # its nested list is no plain list: markdown-it-py parses it
-    assert plain_lists(document.lines, sources.line + 1, document.own_end(sources)) is None
+    assert "markdown_it" in sys.modules
