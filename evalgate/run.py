@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from evalgate.checks import run_check
 from evalgate.config import Config
 from evalgate.discover import Target, discover, in_shard, repository_root
-from evalgate.document import Document, DocumentError, front_matter_warning, parse_document, read_document
+from evalgate.document import Document, DocumentError, front_matter_warning, read_document
 from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
@@ -40,15 +40,6 @@ class _Evaluated:
     warnings: tuple[str, ...] = ()
 
 
-# A small item with a nested list (markdown-it-py's path), a table and an acronym, for warm().
-_WARM_UP = (
-    "---\ntitle: x\n---\n# T\n\n## Sources\n\n- [x] [A](https://a.example) `c`\n  - nested\n\n"
-    "## Findings\n\n### Executive Summary\n\nThe API (Application Programming Interface) works.\n\n"
-    "### Key Findings\n\n1. A claim about the API. ([fact]; high confidence; source: https://a.example)\n\n"
-    "### Evidence Map\n\n| Claim | Source | Confidence | Notes |\n|---|---|---|---|\n| a | b | high | c |\n"
-)
-
-
 @dataclass(frozen=True)
 class _StructuralPass:
     """Read one file and run the rubric's deterministic checks on it (picklable for worker processes)."""
@@ -56,14 +47,6 @@ class _StructuralPass:
     max_bytes: int
     checks: tuple[tuple[str, bool], ...]  # (dimension id, hard fail)
     keep_document: bool
-
-    def warm(self) -> None:
-        """Run the checks once on a small document, so that what they load on first use (compiled
-        patterns, the acronym table, markdown-it-py) is loaded before the pool forks: each forked
-        worker would otherwise spend ~30 ms loading it again."""
-        document = parse_document(_WARM_UP)
-        for dimension, hard_fail in self.checks:
-            run_check(dimension, document, hard_fail=hard_fail)
 
     def __call__(self, target: Target) -> _Evaluated:
         try:
@@ -93,18 +76,13 @@ _BATCH = 64
 
 
 @contextmanager
-def _structural_pool(
-    count: int, jobs: int, warm: Callable[[], None] | None = None
-) -> Iterator[ProcessPoolExecutor | None]:
+def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """Worker processes for the CPU-bound structural pass, when there are enough files to pay off."""
     workers = min(jobs, os.cpu_count() or 1)
     if workers <= 1 or count < _POOL_THRESHOLD:
         yield None
         return
-    context = _start_method()
-    if context.get_start_method() == "fork" and warm is not None:
-        warm()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
         yield pool
 
 
@@ -147,7 +125,7 @@ def run(
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
     done = 0
     with (
-        _structural_pool(len(targets), config.jobs, task.warm) as pool,
+        _structural_pool(len(targets), config.jobs) as pool,
         ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as judge_threads,
     ):
         # Without judges a file's structural result is small, so every file is handed to the pool at

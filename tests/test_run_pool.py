@@ -82,20 +82,3 @@ def test_start_method_is_spawn_while_another_thread_runs() -> None:
     finally:
         stop.set()
         worker.join()
-
-
-def test_warm_up_runs_every_structural_check_without_error() -> None:
-    """The parent warms the checks on a sample before forking; a check erroring on it would only
-    waste the warm-up, so the sample is held to scoring cleanly (and to reaching markdown-it-py)."""
-    import sys
-
-    from evalgate.checks import run_check
-    from evalgate.document import parse_document
-    from evalgate.rubric import load_rubric
-    from evalgate.run import _WARM_UP
-
-    document = parse_document(_WARM_UP)
-    for dimension in load_rubric("research-loop").deterministic:
-        result = run_check(dimension.id, document)
-        assert result.error is None and result.score is not None, dimension.id
-    assert "markdown_it" in sys.modules
