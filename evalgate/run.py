@@ -107,8 +107,9 @@ def run(
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
     file: a file that cannot be evaluated gets an ERROR result with a clear message.
 
-    Large runs share the structural pass with `spawn` worker processes, which re-import the calling
-    script: a script that calls run() must do so under `if __name__ == "__main__":`."""
+    Large runs share the structural pass with worker processes: forked when this process runs no other
+    thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
+    run() must do so under `if __name__ == "__main__":`."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
