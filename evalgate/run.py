@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
-from multiprocessing import get_all_start_methods, get_context
+from multiprocessing import get_context
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,8 +92,9 @@ def _start_method() -> BaseContext:
     imported, where a spawned one spends about 0.3 s importing it again. With any other thread alive
     (judge pools, a progress bar, loopback servers in tests) `spawn`: forking a process while another
     thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
-    before this run starts any thread of its own."""
-    if threading.active_count() == 1 and "fork" in get_all_start_methods():
+    before this run starts any thread of its own. Linux only: on macOS forking is unsafe once system
+    frameworks are loaded, which is why Python spawns there by default."""
+    if sys.platform == "linux" and threading.active_count() == 1:
         return get_context("fork")
     return get_context("spawn")
 
