@@ -10,6 +10,8 @@ import textwrap
 import threading
 from pathlib import Path
 
+import pytest
+
 from evalgate.run import _start_method
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +65,7 @@ def _run(folder: Path, mode: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 def test_single_threaded_run_forks_its_workers_and_matches_the_in_process_pass(tmp_path: Path) -> None:
     result = _run(_items(tmp_path), "alone")
     assert result == {"used": ["fork"], "same": True, "files": 60}
