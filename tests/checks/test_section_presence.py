@@ -119,3 +119,24 @@ def test_corpus_phrase_search_agrees_with_the_plain_rule(corpus_dir) -> None:
         document = parse_document(path.read_text(encoding="utf-8"))
         found = {p for p, _ in section_presence._phrases_in(document)}
         assert found == _reference_phrases(document.text), path.name
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "| | | high / medium / low | |",
+        "|\u00a0|\u2009|",  # blank cells of non-ASCII white space
+        "| HIGH / MEDIUM / LOW |",
+        "| high\u00a0/\u3000medium / low |",
+    ],
+)
+def test_every_form_of_the_empty_evidence_row_is_found(row: str) -> None:
+    text = research_item().replace("|---|---|---|---|", "|---|---|---|---|\n" + row)
+    outcome = run(text)
+    assert [f.message for f in outcome.findings] == ["### Evidence Map still holds the template's empty row"]
+    assert outcome.findings[0].line == line_of(text, row)
+
+
+def test_rows_with_text_are_not_empty_rows() -> None:
+    text = research_item().replace("|---|---|---|---|", "|---|---|---|---|\n| a | b | high | c |")
+    assert run(text).findings == ()
