@@ -251,7 +251,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         at = m.start()
         # Most of the ~87k matches in the corpus are later uses of a settled acronym: those go first,
         # before anything else is looked at (whatever else would decide, they change nothing).
-        if abbr in settled and _PAREN_CAPITAL.search(text, at - 40 if at > 40 else 0, at + 1) is None:
+        if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
             continue
@@ -267,8 +267,8 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
-        if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
-            continue  # a later use outside any parenthesis cannot change this acronym's outcome
+            if _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
+                continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line += text.count("\n", counted_to, at)
         counted_to = at
         line_start = text.rfind("\n", 0, at) + 1

@@ -27,14 +27,8 @@ def normalise_url(url: str) -> str:
     return u.split("#", 1)[0].rstrip("/")
 
 
-def citing_text(document: Document) -> str:
-    """Research Skill Output and Findings, lower-cased with schemes and `www.` removed, so a
-    normalised URL is cited when it occurs in it (a substring test: cheaper than extracting every
-    URL of a 100 KB item, and a cited page's URL is its own prefix either way)."""
-    return _strip_schemes(_citing_raw(document).lower())
-
-
 def _citing_raw(document: Document) -> str:
+    """Research Skill Output and Findings, as written."""
     parts = []
     for key in ("research skill output", "findings"):
         section = _top(document, key)
@@ -50,7 +44,9 @@ def _strip_schemes(text: AnyStr) -> AnyStr:
 
 
 class _Cited:
-    """`normalise_url(u) in citing_text(document)`, answered on UTF-8 bytes for ASCII URLs (see
+    """Whether a normalised URL occurs in Research Skill Output and Findings, lower-cased with schemes
+    and `www.` removed (a substring test: cheaper than extracting every URL of a 100 KB item, and a
+    cited page's URL is its own prefix either way). Answered on UTF-8 bytes for ASCII URLs (see
     `evalgate.asciifold`; the scheme and `www.` removal is the same on both), and on the lower-cased
     text only for a URL that is not ASCII."""
 
