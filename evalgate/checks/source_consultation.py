@@ -2,13 +2,11 @@
 
 A source is consulted when its checkbox is `[x]` (or `[X]`); `[ ]` and a plain bullet without a box
 are not marked consulted. A consulted source is cited when one of its URLs appears in Research
-Skill Output or Findings (compared without scheme, `www.`, a trailing `/` or `#fragment`, so
-`http://x.org/a/` cites `https://www.x.org/a`).
+Skill Output or Findings: the URL without its scheme, leading `www.`, trailing `/` and `#fragment`
+is found, lower-cased, in that text, so `http://x.org/a/` cites `https://www.x.org/a`.
 """
 
 from __future__ import annotations
-
-from typing import AnyStr
 
 from evalgate.asciifold import ascii_lowered
 from evalgate.checks import CheckOutcome
@@ -37,30 +35,23 @@ def _citing_raw(document: Document) -> str:
     return "\n".join(parts)
 
 
-def _strip_schemes(text: AnyStr) -> AnyStr:
-    if isinstance(text, bytes):
-        return text.replace(b"https://", b"").replace(b"http://", b"").replace(b"www.", b"")
-    return text.replace("https://", "").replace("http://", "").replace("www.", "")
-
-
 class _Cited:
-    """Whether a normalised URL occurs in Research Skill Output and Findings, lower-cased with schemes
-    and `www.` removed (a substring test: cheaper than extracting every URL of a 100 KB item, and a
-    cited page's URL is its own prefix either way). Answered on UTF-8 bytes for ASCII URLs (see
-    `evalgate.asciifold`; the scheme and `www.` removal is the same on both), and on the lower-cased
-    text only for a URL that is not ASCII."""
+    """Whether a normalised URL occurs in Research Skill Output and Findings, lower-cased (a substring
+    test: cheaper than extracting every URL of a 100 KB item). A normalised URL has no scheme, `www.`,
+    trailing `/` or fragment, so it is a substring of every way of writing the same page's URL
+    (`https://www.x.org/a/#b` holds `x.org/a`). Answered on UTF-8 bytes for ASCII URLs (see
+    `evalgate.asciifold`), and on the lower-cased text only for a URL that is not ASCII."""
 
     def __init__(self, document: Document) -> None:
         self.raw = _citing_raw(document)
-        lowered = ascii_lowered(self.raw)
-        self.ascii = _strip_schemes(lowered) if lowered is not None else None
+        self.ascii = ascii_lowered(self.raw)
         self.text: str | None = None
 
     def __contains__(self, url: str) -> bool:
         if self.ascii is not None and url.isascii():
             return url.encode("ascii") in self.ascii
         if self.text is None:
-            self.text = _strip_schemes(self.raw.lower())
+            self.text = self.raw.lower()
         return url in self.text
 
 

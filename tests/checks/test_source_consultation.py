@@ -62,3 +62,20 @@ def test_citations_are_found_whatever_the_case_and_script() -> None:
     assert outcome(both + " \u212a") == 5  # KELVIN SIGN: the str path
     assert outcome("See https://example.org/other only.") == 2
     assert outcome("See https://example.org/page only.") == 4  # one of two consulted sources uncited
+
+
+def test_a_url_that_holds_another_url_is_cited_as_written() -> None:
+    """A source URL with `www.` or a scheme inside it (a redirect or oEmbed address) is cited when the
+    text quotes it, with or without its own scheme and `www.`; a different inner address is not."""
+    inner = "https://www.youtube.com/oembed?url=https://www.youtube.com/watch?v=Ab1&format=json"
+
+    def score(cited: str) -> int:
+        text = (
+            f"## Sources\n\n- [x] [Video metadata]({inner})\n\n"
+            f"## Research Skill Output\n\n{cited}\n\n## Findings\n\nNone.\n"
+        )
+        return source_consultation.check(parse_document(text)).score
+
+    assert score(f"[fact; source: {inner}] The title is public.") == 5
+    assert score("See youtube.com/oembed?url=https://www.youtube.com/watch?v=Ab1&format=json.") == 5
+    assert score("See https://www.youtube.com/oembed?url=https://www.youtube.com/watch?v=Zz9.") == 2
