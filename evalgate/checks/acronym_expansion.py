@@ -114,15 +114,15 @@ def _spells(abbr: str, long_form: str) -> int | None:
     if not letters:
         return None
     text = long_form.lower()
-    j = len(text) - 1
-    for i in range(len(letters) - 1, -1, -1):
-        c = letters[i]
-        while j >= 0 and (text[j] != c or (i == 0 and j > 0 and text[j - 1].isalnum())):
-            j -= 1
+    j = len(text)  # the letter sought next is left of here
+    for c in reversed(letters[1:]):
+        j = text.rfind(c, 0, j)
         if j < 0:
             return None
-        j -= 1
-    return j + 1
+    j = text.rfind(letters[0], 0, j)
+    while j > 0 and text[j - 1].isalnum():  # the first letter begins a word
+        j = text.rfind(letters[0], 0, j)
+    return None if j < 0 else j
 
 
 def _long_form_before(before: str, abbr: str) -> str:
@@ -244,26 +244,30 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
     token = _token_regex(table.mixed_case, tuple(table.shorthand))
     first: dict[str, _FirstUse] = {}
     reversed_: list[AcronymProblem] = []
-    not_acronym: dict[str, bool] = {}
+    judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
+    not_acronym: set[str] = set()  # and not: decided once per document, by the token and the text only
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
     for m in token.finditer(text):
         abbr = m.group(1)  # the `abbr` group
+        # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
+        # is no acronym (13,000 matches): those go first, before anything else is looked at (whatever
+        # else would decide, they change nothing).
+        if abbr in not_acronym:
+            continue
         at = m.start()
-        # Most of the ~87k matches in the corpus are later uses of a settled acronym: those go first,
-        # before anything else is looked at (whatever else would decide, they change nothing).
         if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
             continue
-        skipped = not_acronym.get(abbr)
-        if skipped is None:  # decided once per document: it depends on the token and the text only
-            skipped = not_acronym[abbr] = (
+        if abbr not in judged:
+            if (
                 abbr in table.not_acronyms
                 or _ROMAN.fullmatch(abbr) is not None
                 or _is_reference_id(abbr, text, table)
-            )
-        if skipped:
-            continue
+            ):
+                not_acronym.add(abbr)
+                continue
+            judged.add(abbr)
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
@@ -340,7 +344,15 @@ def _is_reference_id(abbr: str, text: str, table: AcronymTable) -> bool:
     if abbr not in table.required and abbr not in table.checked:
         return True
     stem = abbr.rstrip("0123456789")
-    return re.search(rf"(?<![\w-]){stem}(?!{abbr[len(stem) :]}\b)[0-9]+\b", text) is not None
+    return _sibling_regex(stem, abbr[len(stem) :]).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _sibling_regex(stem: str, digits: str) -> re.Pattern[str]:
+    """`stem` and a number other than `digits`, as a word of its own (D1 or D12 for D3). The stem
+    comes first so the engine jumps between its occurrences; the look-behind after it checks the
+    character before it (a look-behind in front would be tried at every position of the text)."""
+    return re.compile(rf"{stem}(?<![\w-]{stem})(?!{digits}\b)[0-9]+\b")
 
 
 def _classify(

@@ -1,0 +1,66 @@
+"""The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
+walking back with `str.rfind`, and the sibling-label search that starts from the stem."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from evalgate.checks.acronym_expansion import _letters, _sibling_regex, _spells
+
+
+def plain_spells(abbr: str, long_form: str) -> int | None:
+    """Schwartz & Hearst's walk, one character at a time (the form the check used to run)."""
+    letters = _letters(abbr)
+    if not letters:
+        return None
+    text = long_form.lower()
+    j = len(text) - 1
+    for i in range(len(letters) - 1, -1, -1):
+        c = letters[i]
+        while j >= 0 and (text[j] != c or (i == 0 and j > 0 and text[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return None
+        j -= 1
+    return j + 1
+
+
+WORDS = st.sampled_from(
+    ["a", "b", "ab", "ba", "Large", "language", "model", "of", " ", "-", "(", "é", "2", "x"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    abbr=st.sampled_from(["LLM", "AB", "A", "BA", "D3", "FTS5", "X", "ABBA", "É"]),
+    parts=st.lists(WORDS, max_size=12),
+)
+@example(abbr="LLM", parts=["Large", " ", "language", " ", "model"])
+@example(abbr="AB", parts=["ba", " ", "b"])
+def test_spells_equals_the_character_walk(abbr: str, parts: list[str]) -> None:
+    long_form = "".join(parts)
+    assert _spells(abbr, long_form) == plain_spells(abbr, long_form)
+
+
+LABEL_TEXT = st.lists(
+    st.sampled_from(
+        ["D", "D1", "D3", "D31", "D3a", "xD1", "-D2", "_D4", "é", "RQ", "RQ2", " ", "\n", ".", "D"]
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(abbr=st.sampled_from(["D3", "RQ1", "D31"]), parts=LABEL_TEXT)
+@example(abbr="D3", parts=["D1"])
+@example(abbr="D3", parts=["xD1"])
+@example(abbr="D3", parts=["D31"])
+def test_sibling_search_equals_the_look_behind_form(abbr: str, parts: list[str]) -> None:
+    text = "".join(parts)
+    stem = abbr.rstrip("0123456789")
+    digits = abbr[len(stem) :]
+    plain = re.search(rf"(?<![\w-]){stem}(?!{digits}\b)[0-9]+\b", text)
+    assert (_sibling_regex(stem, digits).search(text) is None) == (plain is None)
