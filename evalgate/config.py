@@ -12,6 +12,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalgate.yamlsafe import safe_load
+
 DEFAULT_CONFIG_FILE = ".evalgate.yml"
 DEFAULT_PATHS = "Research/completed/**/*.md"
 
@@ -88,7 +90,7 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
             raise ConfigError(f"{p}: configuration file not found")
         return Config()
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        raw = safe_load(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read configuration: {exc}") from None
     except yaml.YAMLError as exc:

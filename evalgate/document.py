@@ -30,6 +30,8 @@ from typing import Any
 
 import yaml
 
+from evalgate.yamlsafe import safe_load
+
 
 class DocumentError(Exception):
     """A file that cannot be read as a markdown document; the message is shown to the user as is."""
@@ -338,9 +340,8 @@ def load_yaml(source: str) -> tuple[dict[str, Any] | None, str | None, int | Non
         return None, f"front matter is larger than {MAX_FRONT_MATTER_BYTES} bytes", 1
     if _flow_depth(source) > MAX_YAML_NESTING:
         return None, f"front matter nests deeper than {MAX_YAML_NESTING} levels", 1
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(source, Loader=loader)
+        data = safe_load(source)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark is not None else 1

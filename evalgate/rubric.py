@@ -16,6 +16,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from evalgate.yamlsafe import safe_load
+
 PACKS_PACKAGE = "evalgate.rubrics"
 
 
@@ -190,7 +192,7 @@ def _format_validation(err: ValidationError, source: str) -> str:
 def parse_rubric(text: str, source: str) -> Rubric:
     """Validate rubric YAML text; `source` names it in error messages."""
     try:
-        raw = yaml.safe_load(text)
+        raw = safe_load(text)
     except yaml.YAMLError as exc:
         raise RubricError(f"{source}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):

@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 
-import yaml
+from evalgate.yamlsafe import safe_load
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _shipped_table() -> AcronymTable:
 
 
 def _parse_table(text: str) -> AcronymTable:
-    raw = yaml.safe_load(text) or {}
+    raw = safe_load(text) or {}
     shorthand = {
         str(k): Shorthand(frozenset(str(w).lower() for w in v.get("accept", ())), str(v.get("advice", "")))
         for k, v in (raw.get("shorthand") or {}).items()
