@@ -131,12 +131,16 @@ _SEARCHES = _phrase_searches()
 _EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
 _EMPTY_MAP_ROW = re.compile(r"^\s*\|(?:\s*(?:high\s*/\s*medium\s*/\s*low)?\s*\|)+\s*$", re.I)
 _SKILL_PREFIX = re.compile(r"^section (?=\d)")
+_Keyed = dict[str, list[Section]]  # the document's sections by key, each list in document order
 
 
 def check(document: Document) -> CheckOutcome:
     """Score the presence and filling-in of the template's required sections (anchors 1-5)."""
     phrases = _phrases_in(document)
-    keyed = tuple((s, _SKILL_PREFIX.sub("", s.key)) for s in document.sections)
+    keyed: _Keyed = {}
+    for s in document.sections:
+        key = _SKILL_PREFIX.sub("", s.key) if s.key.startswith("section ") else s.key
+        keyed.setdefault(key, []).append(s)
     heading_lines = frozenset(s.line for s in document.sections)
     findings: list[Finding] = []
     found: dict[str, Section | None] = {}
@@ -180,25 +184,23 @@ def _score(findings_missing: bool, core_bad: int, minor_bad: int) -> int:
     return 5 - minor_bad  # 0 -> 5, 1 -> 4, 2 -> 3
 
 
-def _find(
-    keyed: tuple[tuple[Section, str], ...], required: RequiredSection, parent: Section | None = None
-) -> Section | None:
+def _find(keyed: _Keyed, required: RequiredSection, parent: Section | None = None) -> Section | None:
     """The section for `required`, preferring one inside its parent (a stray `## Analysis` outside
-    Findings is not Findings' Analysis when Findings has its own). `keyed` pairs every section with
-    its key, a `Section 6` prefix removed."""
+    Findings is not Findings' Analysis when Findings has its own). `keyed` holds every section under
+    its key (a `Section 6` prefix removed), in document order."""
+    candidates = [section for key in required.keys for section in keyed.get(key, ())]
+    if len(required.keys) > 1:
+        candidates.sort(key=lambda section: section.line)  # one heading per line: document order
     if parent is not None:
-        for section, key in keyed:
-            if parent.line < section.line <= parent.end_line and key in required.keys:
+        for section in candidates:
+            if parent.line < section.line <= parent.end_line:
                 return section
-    for section, key in keyed:
-        if key in required.keys:
-            return section
-    return None
+    return candidates[0] if candidates else None
 
 
 def _anchor_line(
     document: Document,
-    keyed: tuple[tuple[Section, str], ...],
+    keyed: _Keyed,
     found: dict[str, Section | None],
     required: RequiredSection,
 ) -> int:
@@ -231,10 +233,11 @@ def _placeholder_problem(
                 (n for n in numbers if phrase[:30].lower() in document.lines[n - 1].lower()), section.line
             )
             return line, f"still holds the template's placeholder text {phrase!r}"
-    for n in numbers:
-        text = document.lines[n - 1]
-        if "|" in text and _EMPTY_MAP_ROW.match(text):  # (a table row, the only kind that can match)
-            return n, "still holds the template's empty row"
+    own = document.lines[section.line : numbers.stop - 1]
+    if "|" in "".join(own):  # only a table row can match; most sections have none
+        for n, text in enumerate(own, start=section.line + 1):
+            if "|" in text and _EMPTY_MAP_ROW.match(text):
+                return n, "still holds the template's empty row"
     if required.container:
         return None
     # emptiness looks at the whole span: `### §2 Investigation` often holds only `####` sub-questions
