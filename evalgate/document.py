@@ -56,12 +56,13 @@ class Section:
     title: str  # heading text as written, inline markup stripped
     line: int  # the heading's line
     end_line: int  # last line of the section's content (inclusive)
+    # Normalised title used to match required sections: lower case, `§`, numbering and punctuation
+    # removed, whitespace collapsed (e.g. '§6 Synthesis' -> '6 synthesis'). Every section's key is
+    # read (sections are found by key), so it is set at once: a cached_property takes a lock.
+    key: str = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def key(self) -> str:
-        """Normalised title used to match required sections: lower case, `§`, numbering and
-        punctuation removed, whitespace collapsed (e.g. '§6 Synthesis' -> '6 synthesis')."""
-        return normalise_title(self.title)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", normalise_title(self.title))
 
 
 @dataclass(frozen=True)
