@@ -256,7 +256,10 @@ def _cells(line: str) -> tuple[str, ...]:
         text = text[1:]
     if text.endswith("|") and not text.endswith("\\|"):
         text = text[:-1]
-    return tuple(cell.strip() for cell in _CELL_SPLIT.split(text))
+    # Most rows have no escaped pipe, and then the split is str.split's (the regex, which starts
+    # with a look-behind, is tried at every character).
+    cells = _CELL_SPLIT.split(text) if "\\|" in text else text.split("|")
+    return tuple(cell.strip() for cell in cells)
 
 
 def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | None:
