@@ -14,6 +14,7 @@ whatever the words say.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, EvidenceRow, KeyFinding
@@ -115,18 +116,15 @@ def content_words(text: str) -> frozenset[str]:
     lowered = text.lower()  # URL is case-blind, so it cuts the same spans from the lowered text
     if "://" in lowered or "www." in lowered:
         lowered = URL.sub(" ", lowered)
-    words = _WORD.findall(lowered.replace("'s", ""))
+    words = set(_WORD.findall(lowered.replace("'s", "")))
     stems = _STEMS
     if len(stems) > 200_000:  # a bound on the memo; the corpus has ~20,000 distinct words
         stems.clear()
-    out = set()
-    for w in words:
-        stem = stems.get(w)
-        if stem is None:
-            stem = stems[w] = _stem(w)
-        if stem is not None:
-            out.add(stem)
-    return frozenset(out)
+    for w in words.difference(stems):  # words not met before (set - dict runs in C)
+        stems[w] = _stem(w)
+    found = set(map(stems.__getitem__, words))
+    found.discard(None)  # stop words
+    return cast("frozenset[str]", frozenset(found))
 
 
 _STEMS: dict[str, str | None] = {}  # word -> its stem, None for a stop word
