@@ -232,3 +232,25 @@ def test_every_corpus_item_runs(corpus_dir: Path) -> None:
         scores.append(outcome.score)
     assert len(scores) > 400
     assert len(set(scores)) == 5  # the corpus spans the whole scale
+
+
+@pytest.mark.parametrize(
+    ("later", "reversed_"),
+    [
+        ("It is an (LLM, Large Language Model) in a loop.", True),
+        ("Two (Open Tools LLM, Large Language Model) loops.", True),  # a group opened up to 40 before
+        ("It is an LLM (LLM, not ours) in a loop.", False),
+        ("It is an LLM, Large Language Model, in a loop.", False),
+    ],
+)
+def test_later_uses_of_a_settled_acronym_are_still_checked_for_reversal(later: str, reversed_: bool) -> None:
+    """Once an acronym is expanded, its later uses are skipped unless a `(` and a capital come in the
+    40 characters before one: those may still be a reversed expansion."""
+    text = item(
+        "## Context\n\nA Large Language Model (LLM) reads it. The LLM agrees; the LLM reads more.\n\n"
+        f"## Findings\n\n{'Filler words here. ' * 5}{later}\n"
+    )
+    problems = find_problems(parse_document(text))
+    assert [p.kind for p in problems] == (["reversed"] if reversed_ else [])
+    if reversed_:
+        assert problems[0].line == line_of(text, later[:12])
