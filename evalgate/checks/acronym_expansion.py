@@ -247,9 +247,6 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
     judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
     not_acronym: set[str] = set()  # and not: decided once per document, by the token and the text only
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
-    # Where a `(` is followed by a capital: a use at `at` is near one when one starts in at-40..at-1
-    # (`\([A-Z]` within the 40 characters before the use and its first letter).
-    parens = [p.start() for p in _PAREN_CAPITAL.finditer(text)]
     for m in token.finditer(text):
         abbr = m.group(1)  # the `abbr` group
         # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
@@ -258,10 +255,8 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         if abbr in not_acronym:
             continue
         at = m.start()
-        if abbr in settled:
-            near = bisect.bisect_left(parens, at - 40)
-            if near == len(parens) or parens[near] >= at:
-                continue
+        if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
+            continue
         if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
             continue
         if abbr not in judged:
@@ -276,8 +271,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
-            near = bisect.bisect_left(parens, at - 40)
-            if near == len(parens) or parens[near] >= at:
+            if _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
                 continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line += text.count("\n", counted_to, at)
         counted_to = at
