@@ -14,8 +14,10 @@ The machine's speed drifts by tens of percent from one minute to the next, so on
 the figures run in rounds (--rounds, default 3), each running every figure R times (--repeat,
 default 5) and ending with one markdownlint-cli2 run over the same files when it is on PATH (a
 yardstick here, never a dependency). Each figure prints the median and fastest of all its runs,
-docs/s and MB/s from the median, and the ratio of markdownlint-cli2's median to its median. Peak
-RSS counts this process and, for the CLI path, its workers; for the command, that process.
+docs/s and MB/s from the median, the ratio of markdownlint-cli2's median to its median, and with
+more than one round each round's own ratio (that round's markdownlint-cli2 run over the figure's
+median in the same round) and their median. Peak RSS counts this process and, for the CLI path,
+its workers; for the command, that process.
 """
 
 from __future__ import annotations
@@ -149,8 +151,9 @@ def markdownlint_seconds(paths: list[Path]) -> float | None:
     return time.perf_counter() - start
 
 
-def report(figure: Figure, files: int, megabytes: float, lint: float | None) -> None:
-    """Print one figure's lines."""
+def report(figure: Figure, files: int, megabytes: float, lint: float | None, paired: list[float]) -> None:
+    """Print one figure's lines; `paired` holds each round's markdownlint-cli2 time over this figure's
+    median in the same round."""
     print(f"-- {figure.label}")
     print(f"wall s:     median {figure.median:.2f}, fastest {min(figure.walls):.2f} of {len(figure.walls)}")
     print(f"docs/s:     {files / figure.median:.0f}")
@@ -167,6 +170,9 @@ def report(figure: Figure, files: int, megabytes: float, lint: float | None) -> 
     print(f"errors:     {figure.errors}")
     if lint is not None:
         print(f"ratio:      {lint / figure.median:.1f}x faster than markdownlint-cli2 (median)")
+    if len(paired) > 1:
+        each = ", ".join(f"{r:.1f}x" for r in paired)
+        print(f"per round:  {each} (median {statistics.median(paired):.1f}x)")
 
 
 def main(argv: list[str]) -> int:
@@ -214,7 +220,10 @@ def main(argv: list[str]) -> int:
     for column in zip(*rounds, strict=True):
         first = column[0]
         merged = replace(first, walls=tuple(w for figure in column for w in figure.walls))
-        report(merged, len(paths), megabytes, median_lint)
+        # Paired: each round's yardstick over the figure's median in that round, the two timed
+        # minutes apart rather than across the whole run.
+        paired = [lint / figure.median for figure, lint in zip(column, lints, strict=False)]
+        report(merged, len(paths), megabytes, median_lint, paired)
     if median_lint is None:
         print("markdownlint-cli2: not on PATH (npm install -g markdownlint-cli2 to compare)")
     else:
