@@ -83,7 +83,7 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                     in_list = False
                 prev_paragraph, prev_blank = not in_list, False
                 continue
-            if lead in "-*+" and line[1:2] == " " and line[2:].strip():
+            if lead in "-*+" and line[1:2] == " " and len(line.rstrip()) > 2:
                 # a bullet item (a quarter of the corpus's lines); never a setext underline
                 in_list, prev_paragraph, prev_blank = True, False, False
                 continue
