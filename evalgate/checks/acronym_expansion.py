@@ -71,13 +71,17 @@ _PAREN_CAPITAL = re.compile(r"\([A-Z]")
 _PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parenthesis right after
 
 
+_GLUED = r"[\w.@$%&\\]"  # \w: str.isalnum() or `_`; and `.@$%&\`
+
+
 @lru_cache(maxsize=4)
 def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
-    # No look-behind at the front: it would stop the regex engine from jumping to the next capital,
-    # which triples the cost of the pass. The character before a match is checked in Python instead.
-    # Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind for it, so
-    # the pattern starts with a character set and the engine skips straight to capitals (3x faster);
-    # the alternatives, their order and so every match stay the same.
+    # A capital right after a letter, digit or one of _GLUED is inside a word, a file name, a handle
+    # or a variable: the look-behind that refuses it comes after the first `[A-Z]` (in front, it
+    # would stop the regex engine from jumping to the next capital, which triples the cost of the
+    # pass). Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind
+    # for it, so the pattern starts with a character set and the engine skips straight to capitals
+    # (3x faster); the alternatives, their order and so every match stay the same.
     # A look-ahead for the characters any alternative can take second fails most capitals (those
     # that start a capitalised word) at once instead of after trying every alternative (~15% of the
     # scan); every alternative consumes one, so it holds wherever one matches.
@@ -85,19 +89,15 @@ def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.P
     if all(len(s) > 1 and "A" <= s[0] <= "Z" for s in specials):
         alternatives = "".join(f"(?<={re.escape(s[0])}){re.escape(s[1:])}|" for s in specials)
         seconds = re.escape("".join(sorted({s[1] for s in specials})))
-        abbr = rf"[A-Z](?=[A-Z0-9{seconds}])(?:{alternatives}[A-Z0-9]+)"
-    else:
-        abbr = "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+"
+        abbr = rf"[A-Z](?<!{_GLUED}[A-Z])(?=[A-Z0-9{seconds}])(?:{alternatives}[A-Z0-9]+)"
+    else:  # a special that does not start with a capital (none in acronyms.yml): the slow form
+        abbr = f"(?<!{_GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+)"
     return re.compile(
         rf"(?P<abbr>{abbr})"
         r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
         r"(?P<plural>s)?"
         r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
     )
-
-
-# A capital right after one of these is inside a word, a file name, a handle or a variable.
-_GLUED_BEFORE = frozenset("_.@$%&\\")
 
 
 def _letters(abbr: str) -> str:
@@ -256,8 +256,6 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
             continue
         at = m.start()
         if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
-            continue
-        if at and (text[at - 1].isalnum() or text[at - 1] in _GLUED_BEFORE):
             continue
         if abbr not in judged:
             if (

@@ -8,7 +8,14 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import _letters, _sibling_regex, _spells
+from evalgate.checks.acronym_expansion import (
+    _GLUED,
+    _letters,
+    _sibling_regex,
+    _spells,
+    _token_regex,
+    load_table,
+)
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -64,3 +71,32 @@ def test_sibling_search_equals_the_look_behind_form(abbr: str, parts: list[str])
     digits = abbr[len(stem) :]
     plain = re.search(rf"(?<![\w-]){stem}(?!{digits}\b)[0-9]+\b", text)
     assert (_sibling_regex(stem, digits).search(text) is None) == (plain is None)
+
+
+TOKEN_PIECES = (
+    "LLM API A/B CoT DBaaS SaaS IaaS ToT GPT-4 -4o README md Ab B s x é É 1 _ . @ $ % & \\ - / ( ) ,"
+)
+TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_size=14)
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=TOKEN_TEXT)
+@example(parts=["x", "LLM"])
+@example(parts=["file", ".", "README", " ", "API"])
+@example(parts=["x", "A/B", "B"])
+@example(parts=["É", "API"])
+def test_glued_capitals_are_refused_by_the_token_regex_as_by_the_old_python_test(parts: list[str]) -> None:
+    """The token regex refuses a token glued to the character before it (a letter, digit, `_` or
+    `.@$%&\\`); the check used to find tokens without that and drop glued ones in Python. Both accept
+    the same tokens at the same places."""
+    table = load_table()
+    text = "".join(parts)
+    token = _token_regex(table.mixed_case, tuple(table.shorthand))
+    unglued = re.compile(token.pattern.replace(f"(?<!{_GLUED}[A-Z])", "", 1))
+    assert unglued.pattern != token.pattern
+    old = [
+        (m.start(), m.group())
+        for m in unglued.finditer(text)
+        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_.@$%&\\"))
+    ]
+    assert [(m.start(), m.group()) for m in token.finditer(text)] == old
