@@ -13,9 +13,10 @@ from __future__ import annotations
 LOWER_TO_ASCII = ("\u0130", "\u212a")
 
 
-def ascii_lowered(text: str) -> bytes | None:
+def ascii_lowered(text: str, utf8: bytes | None = None) -> bytes | None:
     """The UTF-8 bytes of `text` with A-Z lowered, or None when the text holds a character whose lower
-    case is ASCII (then only `text.lower()` answers exactly)."""
+    case is ASCII (then only `text.lower()` answers exactly). `utf8`, when given, is text's UTF-8
+    encoding already at hand (a file as read), so the text is not encoded again."""
     if LOWER_TO_ASCII[0] in text or LOWER_TO_ASCII[1] in text:
         return None
-    return text.encode("utf-8").lower()
+    return (text.encode("utf-8") if utf8 is None else utf8).lower()

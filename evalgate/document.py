@@ -4,7 +4,7 @@ Line numbers everywhere are 1-based lines of the original file (CRLF and a BOM a
 before parsing but never shift a line).
 
 CONTRACT (shared by checks/, judging/ and report/; the parser fills it in):
-- `parse_document(text, path="") -> Document` never raises on any str input.
+- `parse_document(text, path="", *, utf8=None) -> Document` never raises on any str input.
 - `read_document(path) -> Document` raises `DocumentError` (a clear, per-file message) for files that
   cannot be evaluated at all: missing, not a regular file, not UTF-8, binary (NUL bytes), too large.
 
@@ -156,6 +156,10 @@ class Document:
     notes: tuple[str, ...] = field(default=())
     sources_section: Section | None = None
     key_findings_list: tuple[ListItem, ...] = ()  # the raw list items behind key_findings
+    # The file's bytes when `text` is exactly their UTF-8 decoding (no BOM or CR was removed), so a
+    # byte-level search need not encode the text again; None otherwise, and for a document handed
+    # from a worker process to another (see evalgate.run), where it would double what is sent.
+    utf8: bytes | None = field(default=None, repr=False, compare=False)
 
     def find_section(self, key: str, *, under: Section | None = None) -> Section | None:
         """The first section whose normalised title equals `key` (or starts with it followed by a
@@ -229,7 +233,7 @@ def read_document(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -
         raise DocumentError(
             f"{name}: not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
         ) from None
-    return parse_document(text, path=name)
+    return parse_document(text, path=name, utf8=raw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,11 +260,15 @@ def split_lines(text: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def parse_document(text: str, path: str = "") -> Document:
-    """Parse markdown text into a Document. Never raises on any str input."""
+def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> Document:
+    """Parse markdown text into a Document. Never raises on any str input. `utf8`, when given, is the
+    text's UTF-8 encoding (the file as read); it is kept if normalising changes nothing."""
     from evalgate import findings, markdown_scan
 
-    text = normalise_text(text)
+    normalised = normalise_text(text)
+    if normalised is not text:
+        utf8 = None
+    text = normalised
     lines = split_lines(text)
     front = parse_front_matter(lines)
     first_body = front.end_line + 1 if front.end_line else 1
@@ -273,6 +281,7 @@ def parse_document(text: str, path: str = "") -> Document:
         front_matter=front,
         sections=sections,
         code_blocks=scan.code_blocks,
+        utf8=utf8,
     )
     return findings.attach(doc)
 

@@ -58,7 +58,8 @@ class _StructuralPass:
             return _Evaluated(target, None, f"internal error while parsing: {type(exc).__name__}: {exc}", ())
         dims = tuple(run_check(i, document, hard_fail=h) for i, h in self.checks)
         warning = front_matter_warning(document)
-        kept = document if self.keep_document else None
+        # kept for the judges, and sent to the main process when this runs in a worker: without its bytes
+        kept = replace(document, utf8=None) if self.keep_document else None
         return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
 
 

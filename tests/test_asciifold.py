@@ -18,6 +18,7 @@ CHARS = st.sampled_from([*"aAkKiIsS-:/. ", "\u0130", "\u212a", "\u00c9", "\u00e9
 @example("\u0130s", "is")
 def test_ascii_needles_match_as_with_str_lower(text: str, needle: str) -> None:
     lowered = ascii_lowered(text)
+    assert ascii_lowered(text, text.encode("utf-8")) == lowered  # the bytes at hand, not encoded again
     if lowered is None:
         assert "\u0130" in text or "\u212a" in text
     else:

@@ -188,3 +188,38 @@ def test_pipe_table_rules() -> None:
     )
     assert doc.evidence_map is not None
     assert [r.cells for r in doc.evidence_map.rows] == [("1 \\| 2", "x"), ("only", "")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("# Title\n\nText — with a dash.\n".encode(), True),
+        (b"\xef\xbb\xbf# Title\n\nText.\n", False),  # the BOM is dropped from the text
+        (b"# Title\r\n\r\nText.\r\n", False),  # CRLF becomes LF
+    ],
+)
+def test_read_document_keeps_the_file_bytes_only_when_they_are_the_text(
+    tmp_path: Path, raw: bytes, kept: bool
+) -> None:
+    path = tmp_path / "item.md"
+    path.write_bytes(raw)
+    doc = read_document(path)
+    assert doc.utf8 == (raw if kept else None)
+    if doc.utf8 is not None:
+        assert doc.utf8 == doc.text.encode("utf-8")
+    assert parse_document(raw.decode("utf-8-sig"), path=str(path)) == doc  # bytes take no part in ==
+
+
+def test_a_document_kept_for_judges_leaves_its_bytes_behind(tmp_path: Path) -> None:
+    """A document kept for the judges is sent from a worker process to the main one: without its
+    bytes, which only the structural checks read."""
+    from evalgate.discover import Target
+    from evalgate.run import _StructuralPass
+
+    path = tmp_path / "item.md"
+    path.write_text("# Title\n\n## Findings\n\nText.\n", encoding="utf-8")
+    evaluated = _StructuralPass(max_bytes=1 << 20, checks=(("section_presence", False),), keep_document=True)(
+        Target(display="item.md", path=path)
+    )
+    assert evaluated.document is not None and evaluated.document.utf8 is None
+    assert evaluated.document.text == read_document(path).text

@@ -252,7 +252,7 @@ def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
     searched only for those."""
     text = document.text
     candidates: Iterable[int]
-    lowered = ascii_lowered(text)  # the phrases' rare characters and white space are ASCII
+    lowered = ascii_lowered(text, document.utf8)  # the phrases' rare characters and white space are ASCII
     if lowered is None:
         candidates = range(len(_PLACEHOLDER_KEYS))  # rare: every phrase is looked for exactly
     else:
