@@ -100,6 +100,7 @@ def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.P
     )
 
 
+@lru_cache(maxsize=4096)
 def _letters(abbr: str) -> str:
     return "".join(c for c in abbr.lower() if c.isalpha())
 
