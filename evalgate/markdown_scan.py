@@ -9,6 +9,12 @@ to six `#`, then a space or the end of the line); lists and tables do not, so th
 markdown-it-py, region by region. A region of nothing but paragraphs and flat lists (most Key Findings
 and Sources sections) is read by `plain_lists`, which gives exactly what markdown-it-py gives there
 and hands every other region back to it.
+
+The scan follows the CommonMark rules that decide a setext heading (which lines are paragraph text,
+where a list ends), tested against markdown-it-py on generated documents. It does not model block
+quotes (a lazy continuation line of a quote is taken as paragraph text) nor list items' content
+indentation (after a blank line, any indented line is taken as still in the list), and it takes
+every line starting with `|` for a table row; none of these changes a heading in the corpus.
 """
 
 from __future__ import annotations
@@ -30,7 +36,13 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE_LEAD = frozenset("`~")
 _SETEXT_LEAD = frozenset("=-")
 _LIST_MARKER = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-_BLOCK_START = re.compile(r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#|`{3}|~{3})")
+_ORDERED = re.compile(r" {0,3}(\d{1,9})[.)]")
+_THEMATIC = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+# A line that starts a block (so it is no paragraph text a setext underline could make a heading):
+# a quote, table or HTML line, a list item, a heading, a fence, a thematic break.
+_BLOCK_START = re.compile(
+    r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#{1,6}(?:[ \t]|$)|`{3}|~{3}|([-*_])(?:[ \t]*\1){2,}[ \t]*$)"
+)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"(\*\*|__|`|\*|(?<!\w)_|_(?!\w))")
 _TASK = re.compile(r"^\[([ xX])\](?:\s+|$)")
@@ -65,6 +77,7 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
     in_list = False
     prev_blank = True
     prev_paragraph = False  # the previous line could be a setext heading's text
+    para_start = 0  # the first line of that paragraph
     for number in range(first, len(lines) + 1):
         line = lines[number - 1]
         if not line:
@@ -81,16 +94,45 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                 # prose, a link, bold text: no block can start here
                 if in_list and prev_blank:
                     in_list = False
+                if not prev_paragraph:
+                    para_start = number
                 prev_paragraph, prev_blank = not in_list, False
                 continue
-            if lead in "-*+" and line[1:2] == " " and len(line.rstrip()) > 2:
-                # a bullet item (a quarter of the corpus's lines); never a setext underline
+            if (
+                lead in "-*+"
+                and line[1:2] == " "
+                and len(line.rstrip()) > 2
+                and (line[2] != lead or not _THEMATIC.match(line))
+            ):
+                # a bullet item (a quarter of the corpus's lines); never a setext underline, and
+                # not `- - -` or `* * *` (thematic breaks)
                 in_list, prev_paragraph, prev_blank = True, False, False
                 continue
             if lead == "|":  # a table row
                 if in_list and prev_blank:
                     in_list = False
                 prev_paragraph, prev_blank = False, False
+                continue
+            if lead == "#":
+                heading = _ATX.match(line)
+                if heading:  # (`#tag` is no heading: the general path takes it)
+                    headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
+                    in_list, prev_blank, prev_paragraph = False, False, False
+                    continue
+            elif "0" <= lead <= "9":  # a numbered item, or a paragraph that starts with a number
+                item = _LIST_MARKER.match(line)
+                if item and prev_paragraph and not _interrupts(line, item.end()):
+                    prev_blank = False  # paragraph text after all
+                    continue
+                if item:
+                    in_list, prev_paragraph, prev_blank = True, False, False
+                    continue
+                if prev_blank:
+                    in_list = False
+                if not prev_paragraph:
+                    para_start = number
+                # (_BLOCK_START matches such a line only where _LIST_MARKER does)
+                prev_paragraph, prev_blank = not in_list, False
                 continue
         if fence is not None:
             stripped = line.strip()
@@ -120,6 +162,8 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
             marker = match.group("fence")
             if not (marker[0] == "`" and "`" in match.group("info")):
                 fence = (marker[0], len(marker), number)
+                if indent == 0:
+                    in_list = False  # a fence at the margin ends a list (indented, it may be in an item)
                 prev_blank, prev_paragraph = False, False
                 continue
         heading = _ATX.match(line) if lead == "#" else None
@@ -130,23 +174,45 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
         setext = _SETEXT.match(line) if lead in _SETEXT_LEAD and prev_paragraph else None
         if setext:
             level = 1 if setext.group(1)[0] == "=" else 2
-            headings.append((number - 1, level, heading_title(lines[number - 2])))
+            # the heading is the whole paragraph above the underline, from its first line
+            headings.append((para_start, level, heading_title(" ".join(lines[para_start - 1 : number - 1]))))
             prev_blank, prev_paragraph = False, False
             continue
         if blank:
             prev_blank, prev_paragraph = True, False
             continue
-        if _LIST_MARKER.match(line):
+        if _THEMATIC.match(line):  # tried before list items: `* * *` is a thematic break
+            if indent == 0:
+                in_list = False  # (indented, it may be inside a list item)
+            prev_blank, prev_paragraph = False, False
+            continue
+        item = _LIST_MARKER.match(line)
+        if item and prev_paragraph and not _interrupts(line, item.end()):
+            prev_blank = False  # paragraph text after all
+            continue
+        if item:
             in_list = True
         elif indent == 0 and prev_blank:
             in_list = False
-        prev_paragraph = not in_list and indent < 4 and not _BLOCK_START.match(line)
+        if not prev_paragraph:
+            para_start = number
+        # an indented line continues an open paragraph (indented code needs a blank line before it)
+        prev_paragraph = not in_list and (indent < 4 or prev_paragraph) and not _BLOCK_START.match(line)
         prev_blank = False
     if fence is not None:  # an unclosed fence runs to the end of the document
         code.append((fence[2], len(lines)))
     if indented_start is not None:
         code.append(_trim_blank(lines, indented_start, len(lines)))
     return LineScan(tuple(headings), tuple(code))
+
+
+def _interrupts(line: str, text_at: int) -> bool:
+    """Whether a list item whose text starts at `text_at` may interrupt a paragraph (CommonMark: not
+    when it is empty, nor when it is numbered and does not start at 1); else it is paragraph text."""
+    if not line[text_at:].strip():
+        return False
+    number = _ORDERED.match(line)
+    return number is None or int(number.group(1)) == 1
 
 
 def _trim_blank(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int]:
