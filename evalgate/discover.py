@@ -64,11 +64,17 @@ def _escapes_root(path: Path, root: Path) -> bool:
     return not resolved.is_relative_to(root) and absolute.is_relative_to(root)
 
 
-def _markdown_under(directory: Path) -> list[Path]:
-    found: list[Path] = []
+def _markdown_under(directory: Path) -> list[tuple[Path, bool]]:
+    """The `*.md` files below `directory` in a stable order, each with whether it is a symlink. The walk
+    never enters a symlinked directory, so a file that is no symlink resolves to where its directory
+    does: it escapes the root exactly when `directory` does (checked once, not per file)."""
+    found: list[tuple[Path, bool]] = []
     for dirpath, dirnames, filenames in os.walk(directory):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        found.extend(Path(dirpath) / f for f in sorted(filenames) if f.lower().endswith(".md"))
+        for name in sorted(filenames):
+            if name.lower().endswith(".md"):
+                full = os.path.join(dirpath, name)
+                found.append((Path(full), os.path.islink(full)))
     return found
 
 
@@ -82,12 +88,13 @@ def discover(
     problems: list[TargetProblem] = []
     seen: set[str] = set()
 
-    def add(p: Path) -> None:
+    def add(p: Path, *, contained: bool = False) -> None:
+        """`contained`: known not to escape the root (a plain file of a walked directory that does not)."""
         shown = display_path(p, base)
         if shown in seen:
             return
         seen.add(shown)
-        if _escapes_root(p, root):
+        if not contained and _escapes_root(p, root):
             problems.append(
                 TargetProblem(shown, f"refused: symlink leads outside the repository root {root}")
             )
@@ -102,11 +109,11 @@ def discover(
                     TargetProblem(raw, f"refused: symlink leads outside the repository root {root}")
                 )
                 continue
-            md = _markdown_under(p)
-            if not md:
+            walked = _markdown_under(p)
+            if not walked:
                 problems.append(TargetProblem(raw, "directory contains no markdown (*.md) files"))
-            for f in md:
-                add(f)
+            for f, link in walked:
+                add(f, contained=not link)
         elif p.exists() or p.is_symlink():
             add(p)
         elif globlib.has_magic(raw):

@@ -54,3 +54,17 @@ def test_shards_partition_stably():
     assert sorted(n for shard in shards for n in shard) == sorted(names)
     assert all(shards)
     assert shards == [[n for n in names if in_shard(n, f"{i}/3")] for i in (1, 2, 3)]
+
+
+def test_a_symlinked_directory_is_judged_by_where_it_leads(tmp_path):
+    """A directory target that is a symlink is refused when it leads out of the root, and its files
+    are evaluated when it stays inside; the walk below it never enters a symlinked subdirectory."""
+    root = tmp_path / "repo"
+    write(root / "docs" / "a.md")
+    write(tmp_path / "elsewhere" / "b.md")
+    os.symlink(root / "docs", root / "alias")
+    os.symlink(tmp_path / "elsewhere", root / "out")
+    os.symlink(tmp_path / "elsewhere", root / "docs" / "nested-out")
+    files, problems = discover(["alias", "out"], root, base=root)
+    assert [f.display for f in files] == ["alias/a.md"]
+    assert [(p.display, "outside the repository root" in p.message) for p in problems] == [("out", True)]
