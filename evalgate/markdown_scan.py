@@ -391,8 +391,10 @@ _ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
 _RULE = re.compile(r"([-*_])(?: *\1){2,} *$")  # a thematic break
 # What no plain line may start with, past its indentation: a block other than a paragraph or a
 # top-level list item could begin there (fence, heading, HTML, quote, setext underline, a nested or
-# indented list item, a thematic break).
-_NOT_PLAIN = re.compile(r" *(?:[`~#<>=]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|([-*_])(?: *\1){2,} *$)")
+# indented list item, a thematic break). A code span or `#tag` starts a paragraph.
+_NOT_PLAIN = re.compile(
+    r" *(?:`{3}|~{3}|#{1,6}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|([-*_])(?: *\1){2,} *$)"
+)
 
 
 def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:

@@ -124,11 +124,21 @@ LINES = st.sampled_from(
         "*italic*",
         "-based word",
         "| a | b |",
+        "`code` x",
+        "- `code` y",
+        "1. ``c`` z",
+        "#tag",
+        "- #tag",
+        "~x",
+        "```",
+        "~~~",
+        "- ```",
+        "  ``` ",
     ]
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=12))
 @example(["- a b", "", "      six"])  # indented code inside the item (text indent + 4)
 @example(["- a b", "", "    four"])  # a second paragraph (text indent + 2)
