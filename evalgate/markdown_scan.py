@@ -39,10 +39,9 @@ _LIST_MARKER = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _ORDERED = re.compile(r" {0,3}(\d{1,9})[.)]")
 _THEMATIC = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # A line that starts a block (so it is no paragraph text a setext underline could make a heading):
-# a quote, table or HTML line, a list item, a heading, a fence, a thematic break.
-_BLOCK_START = re.compile(
-    r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#{1,6}(?:[ \t]|$)|`{3}|~{3}|([-*_])(?:[ \t]*\1){2,}[ \t]*$)"
-)
+# a quote, table or HTML line, a list item, a heading, a fence. (Thematic breaks are taken, by
+# _THEMATIC, before the scan gets here.)
+_BLOCK_START = re.compile(r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#{1,6}(?:[ \t]|$)|`{3}|~{3})")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"(\*\*|__|`|\*|(?<!\w)_|_(?!\w))")
 _TASK = re.compile(r"^\[([ xX])\](?:\s+|$)")
@@ -388,7 +387,6 @@ def _collect_table(tokens: list, i: int, offset: int) -> tuple[int, Table]:
 
 # A top-level list item: marker at the start of the line, one to four spaces, then text.
 _ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
-_RULE = re.compile(r"([-*_])(?: *\1){2,} *$")  # a thematic break
 # What no plain line may start with, past its indentation: a block other than a paragraph or a
 # top-level list item could begin there (fence, heading, HTML, quote, setext underline, a nested or
 # indented list item, a thematic break). A code span or `#tag` starts a paragraph.
@@ -430,7 +428,7 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
         if "\t" in line:
             return None
         indent = len(line) - len(line.lstrip(" "))
-        if blank and indent == 0 and _RULE.match(line):  # a thematic break (most Sources end with one)
+        if blank and indent == 0 and _THEMATIC.match(line):  # a thematic break (most Sources end with one)
             if in_item:
                 close_item(index)
                 lists.append(tuple(items))
