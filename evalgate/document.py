@@ -13,7 +13,7 @@ and a full markdown-it-py parse of it takes ~10 s): one cheap line scan finds fe
 heading exactly (a `#` line inside a fence is not a heading); markdown-it-py then parses block
 structure only (its inline pass disabled) and only for the regions whose lists and tables a check
 reads: Sources, Executive Summary, Key Findings and Evidence Map, and only where a region is more
-than plain paragraphs and flat lists (`markdown_scan.plain_lists` reads those, and tests hold it to
+than plain paragraphs and flat lists (`markdown_blocks.plain_lists` reads those, and tests hold it to
 markdown-it-py). The Findings part is extracted from those blocks in `evalgate.findings`.
 """
 

@@ -24,7 +24,7 @@ from evalgate.document import (
     SourceEntry,
     Table,
 )
-from evalgate.markdown_scan import first_pipe_table, parse_region
+from evalgate.markdown_blocks import first_pipe_table, parse_region
 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*", re.I)
 DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)

@@ -163,7 +163,7 @@ def test_corpus_headings_match_a_full_markdown_it_parse(corpus_dir: Path) -> Non
 
 def test_corpus_evidence_maps_match_markdown_it_tables(corpus_dir: Path) -> None:
     """The line-scan pipe table reads every corpus Evidence Map cell for cell as markdown-it-py does."""
-    from evalgate.markdown_scan import parse_region
+    from evalgate.markdown_blocks import parse_region
 
     for path in sorted(corpus_dir.glob("*.md"))[::5]:
         doc = read_document(path)

@@ -10,19 +10,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate import markdown_scan
+from evalgate import markdown_blocks
 from evalgate.document import read_document
-from evalgate.markdown_scan import Blocks, parse_region, plain_lists
+from evalgate.markdown_blocks import Blocks, parse_region, plain_lists
 
 
 def markdown_it_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks:
     """The same region through markdown-it-py only."""
-    saved = markdown_scan.plain_lists
-    markdown_scan.plain_lists = lambda *_: None  # type: ignore[assignment]
+    saved = markdown_blocks.plain_lists
+    markdown_blocks.plain_lists = lambda *_: None  # type: ignore[assignment]
     try:
         return parse_region(lines, first, last)
     finally:
-        markdown_scan.plain_lists = saved  # type: ignore[assignment]
+        markdown_blocks.plain_lists = saved  # type: ignore[assignment]
 
 
 def both(text: str) -> tuple[Blocks | None, Blocks]:
