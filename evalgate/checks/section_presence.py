@@ -225,15 +225,13 @@ def _placeholder_problem(
     heading_lines: frozenset[int],
 ) -> tuple[int, str] | None:
     """(line, what is wrong) when the section's own text is empty or template text, else None."""
-    numbers = range(section.line + 1, document.own_end(section) + 1)
-    joined = " ".join(" ".join(document.lines[n - 1] for n in numbers).split()).lower() if phrases else ""
+    own = document.lines[section.line : document.own_end(section)]  # its lines after the heading
+    joined = " ".join(" ".join(own).split()).lower() if phrases else ""
     for phrase, key in phrases:
         if key in joined:
-            line = next(
-                (n for n in numbers if phrase[:30].lower() in document.lines[n - 1].lower()), section.line
-            )
+            lines = enumerate(own, start=section.line + 1)
+            line = next((n for n, text in lines if phrase[:30].lower() in text.lower()), section.line)
             return line, f"still holds the template's placeholder text {phrase!r}"
-    own = document.lines[section.line : numbers.stop - 1]
     if "|" in "".join(own):  # only a table row can match; most sections have none
         for n, text in enumerate(own, start=section.line + 1):
             if "|" in text and _EMPTY_MAP_ROW.match(text):
