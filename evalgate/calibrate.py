@@ -29,6 +29,7 @@ from evalgate.agreement import Kappa, cohen_kappa, weighted_kappa
 from evalgate.config import Config
 from evalgate.results import FileResult, Report, Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
+from evalgate.yamlsafe import safe_load
 
 EXIT_OK, EXIT_BELOW_BAR, EXIT_USAGE = 0, 1, 2
 DEFAULT_GOLD_DIR = "gold"
@@ -75,7 +76,7 @@ def read_item_list(
     Shared by the gold labels and the canary fixtures; `missing` says what to do when the file is absent.
     """
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise error(f"{path}: {missing}") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

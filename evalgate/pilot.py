@@ -31,6 +31,7 @@ from evalgate.judging.family import generator_warnings
 from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
 from evalgate.results import Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
+from evalgate.yamlsafe import safe_load
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 METRIC_KEYS = ("latency_ms", "tokens_in", "tokens_out", "cost_usd")
@@ -106,7 +107,7 @@ class Candidate:
 def load_pilot_config(path: Path) -> PilotConfig:
     """Load and validate a pilot config (PilotError with the file and key on any problem)."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise PilotError(f"{path}: cannot load pilot config: {exc}") from None
     try:
@@ -134,7 +135,7 @@ def load_candidates(config: PilotConfig, base: Path) -> list[Candidate]:
     """Every (task, cell) with its response file read; PilotError names a missing file."""
     out = []
     for task in config.tasks:
-        item = yaml.safe_load(_read(base / task.item))
+        item = safe_load(_read(base / task.item))
         if not isinstance(item, dict):
             raise PilotError(f"{base / task.item}: a task item must be a YAML mapping")
         for cell in config.cells:

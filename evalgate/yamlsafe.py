@@ -1,6 +1,6 @@
 """Safe YAML loading through libyaml's C parser when PyYAML was built with it: the same data as
-`yaml.safe_load`, about eight times faster (the rubric and the acronym table are loaded by every run,
-and the table by every worker process)."""
+`yaml.safe_load`, about eight times faster. Every YAML file or front matter evalgate reads goes
+through it (the rubric and the acronym table are loaded by every run, the table by every worker)."""
 
 from __future__ import annotations
 

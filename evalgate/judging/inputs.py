@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from evalgate.rubric import Rubric
+from evalgate.yamlsafe import safe_load
 
 
 class InputItemError(ValueError):
@@ -23,7 +24,7 @@ class InputItemError(ValueError):
 def load_item(text: str, source: str) -> dict[str, Any]:
     """Parse an input item's YAML text into a mapping; a clear error when it is not one."""
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
     except yaml.YAMLError as exc:
         raise InputItemError(f"{source}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
