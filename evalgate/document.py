@@ -351,7 +351,7 @@ def load_yaml(source: str) -> tuple[dict[str, Any] | None, str | None, int | Non
     if _flow_depth(source) > MAX_YAML_NESTING:
         return None, f"front matter nests deeper than {MAX_YAML_NESTING} levels", 1
     try:
-        data = safe_load(source)
+        data = safe_load(source, dates=False)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark is not None else 1

@@ -101,6 +101,19 @@ def test_broken_and_hostile_front_matter_are_error_values() -> None:
     assert parse_document("---\nno closing line\n").front_matter.error
 
 
+def test_front_matter_dates_stay_the_text_written() -> None:
+    # A date that does not exist used to make the whole front matter invalid YAML (a datetime could
+    # not be built), so its title went with it; dates are data evalgate never computes with.
+    started = "2026-02-28T09:06:25+00:00"
+    doc = parse_document(f'---\ntitle: "TITLE"\nadded: 2026-02-30\nstarted: {started}\n---\n# T\n')
+    assert doc.front_matter.error is None
+    assert doc.front_matter.data == {"title": "TITLE", "added": "2026-02-30", "started": started}
+    # the template title it keeps is still found, on its line
+    from evalgate.checks.section_presence import _template_title_line
+
+    assert _template_title_line(doc) == 2
+
+
 def test_scan_is_exact_about_fences() -> None:
     lines = ("````", "```", "# inside", "````", "## after", "~~~", "# x", "~~~")
     scan = scan_lines(lines)
