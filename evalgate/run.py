@@ -95,9 +95,19 @@ def _start_method() -> BaseContext:
     thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
     before this run starts any thread of its own. Linux only: on macOS forking is unsafe once system
     frameworks are loaded, which is why Python spawns there by default."""
-    if sys.platform == "linux" and threading.active_count() == 1:
+    if sys.platform == "linux" and _thread_count() == 1:
         return get_context("fork")
     return get_context("spawn")
+
+
+def _thread_count() -> int:
+    """This process's threads as the kernel sees them (/proc/self/task): that also counts threads
+    `threading` never hears of (started by C extensions, by `_thread`, by pytest-xdist's execnet),
+    which a fork is just as unsafe with. Python 3.12+ warns on such a fork for the same reason."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 def run(

@@ -36,6 +36,12 @@ _SCRIPT = textwrap.dedent(
     if sys.argv[2] == "thread":  # another thread alive while the pool starts
         stop = threading.Event()
         threading.Thread(target=stop.wait, daemon=True).start()
+    if sys.argv[2] == "native":  # one that `threading` does not know of (as a C extension's)
+        import _thread
+        held = _thread.allocate_lock()
+        held.acquire()
+        _thread.start_new_thread(held.acquire, ())
+        assert threading.active_count() == 1
     pooled = json.loads(render_json(run_module.run(Config(jobs=2), [sys.argv[1]])))
     alone = json.loads(render_json(run_module.run(Config(jobs=1), [sys.argv[1]])))
     print(json.dumps({"used": used, "same": pooled == alone, "files": len(pooled["results"])}))
@@ -73,6 +79,12 @@ def test_single_threaded_run_forks_its_workers_and_matches_the_in_process_pass(t
 
 def test_a_run_with_another_thread_alive_spawns_its_workers_and_matches(tmp_path: Path) -> None:
     result = _run(_items(tmp_path), "thread")
+    assert result == {"used": ["spawn"], "same": True, "files": 60}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="threads are counted through /proc on Linux")
+def test_a_thread_threading_does_not_know_of_also_means_spawn(tmp_path: Path) -> None:
+    result = _run(_items(tmp_path), "native")
     assert result == {"used": ["spawn"], "same": True, "files": 60}
 
 
