@@ -11,7 +11,7 @@ install-test:
 	npm ci --no-audit --no-fund --loglevel=error
 
 # The main job on the bundled gold set: structural checks, no credentials. The gold set holds
-# deliberately failing items, so this exits 1 by design.
+# deliberately failing items, so evalgate exits 1 by design (make then reports `Error 1`, exit 2).
 demo: install
 	evalgate check gold/research-loop/
 
