@@ -19,7 +19,8 @@ class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base ch
 
     For documents' front matter: nothing evalgate does with it needs a `datetime`, and a date that does
     not exist (`2026-02-30`) would otherwise make the whole front matter invalid YAML, ignoring its
-    title with it. Resolving and building the timestamps was also a third of the corpus's YAML time."""
+    title with it. Resolving and building the timestamps was also about a sixth of the corpus's YAML
+    time (~10 of ~65 ms)."""
 
     yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
