@@ -14,38 +14,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evalgate import __version__
-from evalgate.config import Config, ConfigError, config_json_schema, load_config
+from evalgate.config import ConfigError, add_run_options, config_from_args, config_json_schema, load_config
 from evalgate.judging.backends import UnknownBackendError
-from evalgate.results import Report, Verdict
-from evalgate.rubric import Rubric, RubricError, load_rubric, pack_names, rubric_json_schema
-
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-FORMATS = ("text", "json", "jsonl", "markdown", "sarif")
+from evalgate.report.render import FORMATS, render
+from evalgate.results import EXIT_PASS, EXIT_USAGE, exit_code
+from evalgate.rubric import RubricError, load_rubric, rubric_json_schema
 
 
 class UsageError(Exception):
     """Bad arguments or configuration: printed as one message, exit 2."""
-
-
-def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rubric", help=f"rubric pack name ({', '.join(pack_names())}) or a YAML path")
-    p.add_argument(
-        "--judge",
-        action="append",
-        metavar="SPEC",
-        help="judge backend: none, copilot[:MODEL], openai:MODEL, command:CMD, replay:DIR (repeatable)",
-    )
-    p.add_argument("--config", help="configuration file (default: .evalgate.yml if present)")
-    p.add_argument("--seed", type=int, help="seed for the judge prompt's dimension order (recorded)")
-    p.add_argument("--jobs", type=int, help="judge calls kept in flight (default 4)")
-    p.add_argument("--cache-dir", help="judge reply cache directory (default .evalgate-cache/)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
-    p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
-    p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
-    p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
-    p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
-    p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
-    p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
 
 
 def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
@@ -59,7 +36,7 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument(
         "paths", nargs="*", metavar="PATH", help="files, directories (recursed for *.md) or globs"
     )
-    _add_run_options(check)
+    add_run_options(check)
     check.add_argument("--format", choices=FORMATS, default="text")
     check.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     check.add_argument("-v", "--verbose", action="store_true", help="text: show every dimension")
@@ -83,7 +60,7 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 
     for name, (module, help_text) in MODULE_COMMANDS.items():
         if for_command is None or for_command == name:
-            importlib.import_module(module).register(sub)
+            importlib.import_module(module).register(sub, help_text)
         else:
             sub.add_parser(name, help=help_text)  # listed in --help; its options come with its module
     return parser
@@ -94,77 +71,20 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 # `check`, and these modules pull in the judging stack (Jinja2, asyncio, an HTTP client), which was a
 # third of the CLI's start-up.
 MODULE_COMMANDS: dict[str, tuple[str, str]] = {
-    "calibrate": ("evalgate.calibrate", "measure the judges against the labelled gold set"),
-    "canary": ("evalgate.canary", "re-judge frozen fixtures and fail on score drift"),
-    "compare": ("evalgate.compare", "pairwise preference of two files, asked in both orders"),
+    "calibrate": ("evalgate.validity.calibrate", "measure the judges against the labelled gold set"),
+    "canary": ("evalgate.validity.canary", "re-judge frozen fixtures and fail on score drift"),
+    "compare": ("evalgate.validity.compare", "pairwise preference of two files, asked in both orders"),
     "merge": (
-        "evalgate.merge",
+        "evalgate.github.merge",
         "combine shard results files (check --shard I/N --format json) into one report",
     ),
-    "pilot": ("evalgate.pilot", "run a multiplier pilot: tasks x cells judged blind by a trio"),
+    "pilot": ("evalgate.validity.pilot", "run a multiplier pilot: tasks x cells judged blind by a trio"),
 }
 
 
 def _command_word(argv: Sequence[str]) -> str:
     """The command the arguments name (the first word that is not an option), or ''."""
     return next((a for a in argv if not a.startswith("-")), "")
-
-
-def config_from_args(args: argparse.Namespace) -> Config:
-    """The configuration file, then command-line options over it."""
-    config = load_config(getattr(args, "config", None), required=getattr(args, "config", None) is not None)
-    judges = None
-    if getattr(args, "judge", None):
-        specs = [j for j in args.judge if j.strip().lower() != "none"]
-        judges = tuple(specs)
-    return config.with_overrides(
-        rubric=getattr(args, "rubric", None),
-        judges=judges,
-        seed=getattr(args, "seed", None),
-        jobs=getattr(args, "jobs", None),
-        cache_dir=getattr(args, "cache_dir", None),
-        cache=False if getattr(args, "no_cache", False) else None,
-        record_dir=getattr(args, "record", None),
-        on_judge_error=getattr(args, "on_judge_error", None),
-        judge_timeout=getattr(args, "judge_timeout", None),
-        shard=getattr(args, "shard", None),
-        root=getattr(args, "root", None),
-        history=getattr(args, "history", None),
-    )
-
-
-def render(report: Report, fmt: str, *, verbose: bool = False) -> str:
-    """Render a report in one of FORMATS."""
-    if fmt == "json":
-        from evalgate.report.jsonfile import render_json
-
-        return render_json(report)
-    if fmt == "jsonl":
-        from evalgate.report.jsonfile import render_jsonl
-
-        return render_jsonl(report)
-    if fmt == "markdown":
-        from evalgate.report.summary import render_summary
-
-        return render_summary(report)
-    if fmt == "sarif":
-        from evalgate.report.sarif import render_sarif
-
-        return render_sarif(report, _rubric_of(report))
-    from evalgate.report.text import render_text
-
-    return render_text(report, verbose=verbose)
-
-
-def _rubric_of(report: Report) -> Rubric | None:
-    try:
-        return load_rubric(report.rubric.id)
-    except RubricError:
-        return None
-
-
-def exit_code(report: Report) -> int:
-    return EXIT_PASS if report.verdict is Verdict.PASS else EXIT_FAIL
 
 
 def _progress_bar(total_hint: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
@@ -195,7 +115,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         stop()
     if config.history:
-        from evalgate.history import record_run
+        from evalgate.validity.history import record_run
 
         for alert in record_run(report, config.history).alerts:
             print(f"evalgate: trend alert: {alert}", file=sys.stderr)
@@ -226,8 +146,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def cmd_changed(args: argparse.Namespace) -> int:
-    from evalgate.changes import ChangeDetectionError, changed_files, format_changes
     from evalgate.config import DEFAULT_PATHS
+    from evalgate.github.changes import ChangeDetectionError, changed_files, format_changes
 
     try:
         changes = changed_files(

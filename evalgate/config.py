@@ -6,6 +6,7 @@ never silently falls back to a default. Keys may be written with hyphens or unde
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any, Literal
 
@@ -108,3 +109,54 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
 def config_json_schema() -> dict[str, Any]:
     """The published JSON schema of `.evalgate.yml`."""
     return Config.model_json_schema(by_alias=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line's face of the configuration
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The options every command that runs an evaluation takes (check, calibrate, canary)."""
+    from evalgate.rubric import pack_names
+
+    p.add_argument("--rubric", help=f"rubric pack name ({', '.join(pack_names())}) or a YAML path")
+    p.add_argument(
+        "--judge",
+        action="append",
+        metavar="SPEC",
+        help="judge backend: none, copilot[:MODEL], openai:MODEL, command:CMD, replay:DIR (repeatable)",
+    )
+    p.add_argument("--config", help="configuration file (default: .evalgate.yml if present)")
+    p.add_argument("--seed", type=int, help="seed for the judge prompt's dimension order (recorded)")
+    p.add_argument("--jobs", type=int, help="judge calls kept in flight (default 4)")
+    p.add_argument("--cache-dir", help="judge reply cache directory (default .evalgate-cache/)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
+    p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
+    p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
+    p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
+    p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
+    p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
+    p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """The configuration file, then command-line options over it."""
+    config = load_config(getattr(args, "config", None), required=getattr(args, "config", None) is not None)
+    judges = None
+    if getattr(args, "judge", None):
+        specs = [j for j in args.judge if j.strip().lower() != "none"]
+        judges = tuple(specs)
+    return config.with_overrides(
+        rubric=getattr(args, "rubric", None),
+        judges=judges,
+        seed=getattr(args, "seed", None),
+        jobs=getattr(args, "jobs", None),
+        cache_dir=getattr(args, "cache_dir", None),
+        cache=False if getattr(args, "no_cache", False) else None,
+        record_dir=getattr(args, "record", None),
+        on_judge_error=getattr(args, "on_judge_error", None),
+        judge_timeout=getattr(args, "judge_timeout", None),
+        shard=getattr(args, "shard", None),
+        root=getattr(args, "root", None),
+        history=getattr(args, "history", None),
+    )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from statistics import fmean
 
-from evalgate.ensemble import band_of, ensemble_mean, ensemble_reasons, judge_means
+from evalgate.judging.ensemble import band_of, ensemble_mean, ensemble_reasons, judge_means
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Status, Verdict
 from evalgate.rubric import Rubric
 

@@ -253,3 +253,13 @@ class Report:
         if self.shard:
             out["shard"] = self.shard
         return out
+
+
+# Exit codes of every evaluating command: 0 every file passed; 1 any file failed or could not be
+# evaluated; 2 usage or configuration error.
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def exit_code(report: Report) -> int:
+    """The exit code a workflow can trust: 0 only when the report's verdict is PASS."""
+    return EXIT_PASS if report.verdict is Verdict.PASS else EXIT_FAIL

@@ -172,7 +172,7 @@ def run(
         shard=config.shard,
     )
     if len(judges) > 1:
-        from evalgate.agreement import agreement_by_dimension
+        from evalgate.judging.agreement import agreement_by_dimension
 
         scale = (rubric.scale.min, rubric.scale.max)
         report = replace(report, agreement=agreement_by_dimension(report, scale=scale))

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from evalgate.judging.backends.copilot import find_copilot_binary
+
+if TYPE_CHECKING:
+    from tests.support.github_api import FakeGitHub
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -50,3 +55,12 @@ def copilot_bin() -> str:
     if not binary:
         pytest.skip("Copilot CLI not installed: run `npm ci` in the project root")
     return binary
+
+
+@pytest.fixture
+def fake_github(github_contract: Path) -> Iterator[FakeGitHub]:
+    """A loopback GitHub API that validates every request against the shared schemas."""
+    from tests.support.github_api import FakeGitHub
+
+    with FakeGitHub(github_contract) as fake:
+        yield fake

@@ -207,8 +207,9 @@ def test_check_does_not_import_the_judging_commands_modules(workdir):
         "import sys\n"
         "from evalgate.cli import main\n"
         "code = main(['check', 'item.md', '--format', 'json', '--output', 'out.json'])\n"
-        "loaded = sorted(m for m in sys.modules if m in {'evalgate.calibrate', 'evalgate.canary',"
-        " 'evalgate.compare', 'evalgate.merge', 'evalgate.pilot', 'jinja2', 'requests'})\n"
+        "loaded = sorted(m for m in sys.modules if m in {'evalgate.validity.calibrate',"
+        " 'evalgate.validity.canary', 'evalgate.validity.compare', 'evalgate.github.merge',"
+        " 'evalgate.validity.pilot', 'jinja2', 'requests'})\n"
         "print(code, loaded)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import evalgate.action
+import evalgate.github.action
 from evalgate.cli import main
-from evalgate.report.github_api import RetryPolicy
+from evalgate.github.api import RetryPolicy
 from evalgate.rubric import load_rubric
 from tests.checks.research_item import research_item
 from tests.support.github_api import FakeGitHub
@@ -170,7 +170,7 @@ def _action_env(tmp_path: Path, api_url: str, document: str) -> dict[str, str]:
 def action(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Run the action in process with fast API retries; records, at each publish, whether the
     results file was already on disk."""
-    real_context, real_publish = evalgate.action.context_from_env, evalgate.action.publish
+    real_context, real_publish = evalgate.github.action.context_from_env, evalgate.github.action.publish
     seen: list[bool] = []
 
     def context(env: Any, **overrides: Any) -> Any:
@@ -180,8 +180,8 @@ def action(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
         seen.append(Path(ctx.results_file or "/nonexistent").is_file())
         return real_publish(report, ctx, out)
 
-    monkeypatch.setattr(evalgate.action, "context_from_env", context)
-    monkeypatch.setattr(evalgate.action, "publish", publish)
+    monkeypatch.setattr(evalgate.github.action, "context_from_env", context)
+    monkeypatch.setattr(evalgate.github.action, "publish", publish)
     with monkeypatch.context() as patch:
         patch.chdir(Path.cwd())  # the action chdirs into the workspace; put it back afterwards
         yield seen
@@ -204,7 +204,7 @@ def test_api_faults_lose_nothing_and_the_exit_code_is_the_verdict(
             fake.fault("POST", route, status, times=10, headers=headers)
         env = _action_env(tmp_path, fake.url, text)
         out = io.StringIO()
-        code = evalgate.action.main(env, out)
+        code = evalgate.github.action.main(env, out)
     assert action == [True]  # the results were on disk before the first call to the API
     results = json.loads((Path(env["GITHUB_WORKSPACE"]) / "evalgate-results.json").read_text())
     assert [r["path"] for r in results["results"]] == [ITEM]
@@ -226,7 +226,7 @@ def test_a_dead_api_loses_nothing(github_contract: Path, tmp_path: Path, action:
     fake.stop()  # bound and closed: every connection is refused
     env = _action_env(tmp_path, fake.url, "# Not a research item\n")
     out = io.StringIO()
-    code = evalgate.action.main(env, out)
+    code = evalgate.github.action.main(env, out)
     assert action == [True] and code == 1
     results = json.loads((Path(env["GITHUB_WORKSPACE"]) / "evalgate-results.json").read_text())
     assert results["summary"]["verdict"] == "FAIL"
@@ -239,12 +239,12 @@ def test_an_unwritable_results_path_falls_back_then_fails_clearly(tmp_path: Path
     env["INPUT_GITHUB-TOKEN"] = ""
     (Path(env["GITHUB_WORKSPACE"]) / "evalgate-results.json").mkdir()  # the workspace path is taken
     out = io.StringIO()
-    assert evalgate.action.main(env, out) == 0
+    assert evalgate.github.action.main(env, out) == 0
     assert (Path(env["RUNNER_TEMP"]) / "evalgate-results.json").is_file()  # written to RUNNER_TEMP
     (Path(env["RUNNER_TEMP"]) / "evalgate-results.json").unlink()
     (Path(env["RUNNER_TEMP"]) / "evalgate-results.json").mkdir()  # now both places are taken
     out = io.StringIO()
-    assert evalgate.action.main(env, out) == 2
+    assert evalgate.github.action.main(env, out) == 2
     assert (
         "::error title=evalgate configuration::evalgate: cannot write evalgate-results.json" in out.getvalue()
     )

@@ -13,8 +13,8 @@ from evalgate.checks.key_finding_word_count import _LINK as KF_LINK
 from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
 from evalgate.checks.key_finding_word_count import claim_words
 from evalgate.document import normalise_title
-from evalgate.findings import URL
-from evalgate.markdown_scan import _ATX_CLOSE, _LINK, _MARKUP, heading_title
+from evalgate.document.findings import URL
+from evalgate.document.scan import _ATX_CLOSE, _LINK, _MARKUP, heading_title
 
 PIECES = st.sampled_from(
     [

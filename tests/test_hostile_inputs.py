@@ -23,8 +23,8 @@ import pytest
 from evalgate.cli import main
 from evalgate.document import front_matter_warning, read_document
 from tests.checks.research_item import research_item
+from tests.github.test_entrypoint import ActionRun, Workspace, _run_action
 from tests.support.gitrepo import GitRepo
-from tests.test_entrypoint import ActionRun, Workspace, _run_action
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS = "Research/completed"

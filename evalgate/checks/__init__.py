@@ -1,4 +1,7 @@
-"""Deterministic dimensions: one module per check, and an explicit registry.
+"""Stage 2, deterministic checks: a `Document` -> a 1-5 score and line-precise findings per dimension.
+
+Takes a parsed document (and, for structured items, its parts); gives a `CheckOutcome` per check, free,
+exact and the same on every run. One module per check, and an explicit registry.
 
 A check is a function `check(document) -> CheckOutcome`. `run_check` turns it into the one result
 shape every dimension shares; a check that raises becomes an error value naming the check, never a

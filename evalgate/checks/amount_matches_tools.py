@@ -1,6 +1,6 @@
 """amount_matches_tools_computed: the money amounts in a support reply, checked against the tool results.
 
-A support-reply input item (YAML, see `evalgate.judging.inputs`) holds `tool_results` (each a tool
+A support-reply input item (YAML, see `evalgate.document.items`) holds `tool_results` (each a tool
 name and a result mapping carrying a `currency`) and the `reply`. Every amount the reply writes as
 `CUR 12.34` must equal some number in a tool result with that currency. Computed exactly, so the judged
 criterion of the same name can be held to it: where they differ, the judge is wrong.
@@ -15,7 +15,7 @@ from typing import Any
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document
-from evalgate.judging.inputs import InputItemError, load_item
+from evalgate.document.items import InputItemError, load_item
 from evalgate.results import Finding
 
 # `GBP 21.99`, `EUR 1,250.00`: a three-letter code, then the amount (thousands commas allowed).

@@ -18,7 +18,7 @@ from typing import cast
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, EvidenceRow, KeyFinding
-from evalgate.findings import DOI, URL
+from evalgate.document.findings import DOI, URL
 from evalgate.results import Finding
 
 MATCH_THRESHOLD = 0.34

@@ -1,7 +1,7 @@
 """key_finding_word_count: Key Findings is a list of 6-12 items, each claim at least 20 words.
 
 A word is a whitespace-separated token of the claim (the item without its label, confidence and
-source parts, see `evalgate.findings.claim_of`) once URLs and markdown markup are removed, that holds
+source parts, see `evalgate.document.findings.claim_of`) once URLs and markdown markup are removed, that holds
 at least one letter or digit. So reflowing a finding over several lines, `1.` vs `1)` markers, bold
 or code spans and trailing spaces never change a count; `—` or `-` alone is not a word.
 """
@@ -12,7 +12,7 @@ import re
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document
-from evalgate.findings import URL
+from evalgate.document.findings import URL
 from evalgate.results import Finding
 
 MIN_WORDS = 20

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evalgate.asciifold import ascii_lowered
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, normalise_title
+from evalgate.document.asciifold import ascii_lowered
 from evalgate.results import Finding
 
 

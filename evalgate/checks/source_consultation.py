@@ -8,9 +8,9 @@ is found, lower-cased, in that text, so `http://x.org/a/` cites `https://www.x.o
 
 from __future__ import annotations
 
-from evalgate.asciifold import ascii_lowered
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, SourceEntry
+from evalgate.document.asciifold import ascii_lowered
 from evalgate.results import Finding
 
 
@@ -40,7 +40,7 @@ class _Cited:
     test: cheaper than extracting every URL of a 100 KB item). A normalised URL has no scheme, `www.`,
     trailing `/` or fragment, so it is a substring of every way of writing the same page's URL
     (`https://www.x.org/a/#b` holds `x.org/a`). Answered on UTF-8 bytes for ASCII URLs (see
-    `evalgate.asciifold`), and on the lower-cased text only for a URL that is not ASCII."""
+    `evalgate.document.asciifold`), and on the lower-cased text only for a URL that is not ASCII."""
 
     def __init__(self, document: Document) -> None:
         self.raw = _citing_raw(document)

@@ -13,23 +13,8 @@ from typing import Any
 
 import yaml
 
+from evalgate.document.items import InputItemError, load_item
 from evalgate.rubric import Rubric
-from evalgate.yamlsafe import safe_load
-
-
-class InputItemError(ValueError):
-    """An input file does not hold the parts its rubric needs; the message names the file and part."""
-
-
-def load_item(text: str, source: str) -> dict[str, Any]:
-    """Parse an input item's YAML text into a mapping; a clear error when it is not one."""
-    try:
-        data = safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputItemError(f"{source}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise InputItemError(f"{source}: an input item must be a YAML mapping of named parts")
-    return data
 
 
 def _render_value(value: Any) -> str:

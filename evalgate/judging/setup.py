@@ -2,7 +2,7 @@
 
 `make_judges` builds the configured backends once per run; `judge_documents` keeps `jobs` calls in
 flight over every (document x judge) pair, one call per pair scoring all judged dimensions, and
-combines several judges' results per dimension (see `evalgate.ensemble`).
+combines several judges' results per dimension (see `evalgate.judging.ensemble`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 from evalgate.config import Config
 from evalgate.document import Document
-from evalgate.ensemble import combine_dimension
 from evalgate.judging.backends import Backend
 from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.cache import JudgeCache
+from evalgate.judging.ensemble import combine_dimension
 from evalgate.judging.family import generator_warnings
 from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
 from evalgate.results import DimensionResult, JudgeCall

@@ -9,7 +9,7 @@ import jsonschema
 
 from evalgate.report.sarif import to_sarif, write_sarif
 from evalgate.rubric import load_rubric
-from tests.report.conftest import sample_report
+from tests.support.reports import sample_report
 
 # The parts of the SARIF 2.1.0 schema (OASIS sarif-schema-2.1.0.json) this output relies on, restated
 # here: no package on the pinned test dependencies ships the official schema file.

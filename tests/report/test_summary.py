@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalgate.report.summary import render_summary
 from evalgate.results import FileResult, Finding, Report, RubricRef, Verdict
-from tests.report.conftest import assert_snapshot, dim, many_findings_report, sample_report
+from tests.support.reports import assert_snapshot, dim, many_findings_report, sample_report
 
 
 def test_summary_snapshot() -> None:

@@ -1,0 +1,57 @@
+"""Stage 1, the document: a markdown file on disk -> a `Document` every later stage reads.
+
+Takes a path (or text); gives a frozen `Document` with front matter, a section tree with 1-based line
+spans, lists, tables and the Findings part (Executive Summary, Key Findings, Evidence Map, Sources),
+or a `DocumentError` whose message names the file. Nothing here knows of checks, judges or reports.
+
+- `model`: the types, depending on nothing of the parsers;
+- `scan`: one line scan for headings and code blocks; `blocks`: lists and tables of a region (a
+  plain-list fast path, markdown-it-py's block parse, pipe tables); `findings`: the Findings part;
+- `reader`: reading a file and composing the parsers (the only module that imports them all);
+- `items`: structured input items (YAML with named parts) for rubrics that judge no markdown;
+- `asciifold`: accent folding for title and name matching.
+"""
+
+from evalgate.document.model import (
+    Document,
+    DocumentError,
+    EvidenceRow,
+    ExecutiveSummary,
+    FrontMatter,
+    KeyFinding,
+    ListItem,
+    Section,
+    SourceEntry,
+    Table,
+    TableRow,
+    normalise_title,
+)
+from evalgate.document.reader import (
+    MAX_BYTES,
+    front_matter_warning,
+    normalise_text,
+    parse_document,
+    read_document,
+    split_lines,
+)
+
+__all__ = [
+    "MAX_BYTES",
+    "Document",
+    "DocumentError",
+    "EvidenceRow",
+    "ExecutiveSummary",
+    "FrontMatter",
+    "KeyFinding",
+    "ListItem",
+    "Section",
+    "SourceEntry",
+    "Table",
+    "TableRow",
+    "front_matter_warning",
+    "normalise_text",
+    "normalise_title",
+    "parse_document",
+    "read_document",
+    "split_lines",
+]

@@ -1,0 +1,277 @@
+"""Lists and tables of the line regions a check reads (Sources, Key Findings, Evidence Map).
+
+A region of nothing but paragraphs and flat lists (most Key Findings and Sources sections) is read by
+`plain_lists`, which gives exactly what markdown-it-py gives there and hands every other region back
+to it; markdown-it-py then block-parses the region (inline pass off). The Evidence Map's pipe table is
+read by a line scan, `first_pipe_table`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from evalgate.document.model import ListItem, Table, TableRow
+from evalgate.document.scan import THEMATIC_BREAK
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+_TASK = re.compile(r"^\[([ xX])\](?:\s+|$)")
+
+
+# Block structure only: inline parsing is most of markdown-it-py's cost and no check needs its tokens.
+# Two parsers: the table rule is tried at every paragraph line and splits cells in Python, so regions
+# read for their lists (Sources, Key Findings) use a parser without it.
+# Built on first use: most regions are plain (`plain_lists`), so a run over a few files often needs
+# neither, and importing markdown-it-py is a tenth of the CLI's start-up.
+@cache
+def _block_parser(tables: bool) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark")
+    if tables:
+        parser.enable("table")
+    return parser.disable(["inline", "text_join", "reference"])
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Top-level lists (each a tuple of items) and tables of one region, in order."""
+
+    lists: tuple[tuple[ListItem, ...], ...]
+    tables: tuple[Table, ...]
+
+
+def parse_region(lines: tuple[str, ...], first: int, last: int, *, tables: bool = False) -> Blocks:
+    """Block-parse 1-based lines first..last (tables only when asked); returned lines are lines of
+    the whole file. A region of plain lists and paragraphs is read by `plain_lists`; anything else
+    goes to markdown-it-py."""
+    if last < first:
+        return Blocks((), ())
+    if not tables:
+        plain = plain_lists(lines, first, last)
+        if plain is not None:
+            return plain
+    offset = first  # token map rows are 0-based within the region
+    parser = _block_parser(tables)
+    tokens = parser.parse("\n".join(lines[first - 1 : last]) + "\n")
+    lists: list[tuple[ListItem, ...]] = []
+    found_tables: list[Table] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.level == 0 and tok.type in ("bullet_list_open", "ordered_list_open"):
+            i, items = _collect_list(tokens, i, offset)
+            lists.append(items)
+            continue
+        if tok.level == 0 and tok.type == "table_open":
+            i, table = _collect_table(tokens, i, offset)
+            found_tables.append(table)
+            continue
+        i += 1
+    return Blocks(tuple(lists), tuple(found_tables))
+
+
+def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListItem, ...]]:
+    ordered = tokens[i].type == "ordered_list_open"
+    close = tokens[i].type.replace("_open", "_close")
+    level = tokens[i].level
+    items: list[ListItem] = []
+    parts: list[str] = []
+    nested: list[str] = []  # an item whose only content is a nested list (`- 1. text`) reads as that
+    span = (0, 0)
+    i += 1
+    while i < len(tokens) and not (tokens[i].type == close and tokens[i].level == level):
+        tok = tokens[i]
+        if tok.type == "list_item_open" and tok.level == level + 1:
+            parts, nested = [], []
+            span = (tok.map[0] + offset, tok.map[1] + offset - 1) if tok.map else (offset, offset)
+        elif tok.type == "inline" and tok.level == level + 3:  # the item's own paragraphs
+            parts.append(tok.content)
+        elif tok.type == "inline" and not nested:
+            nested.append(tok.content)
+        elif tok.type == "list_item_close" and tok.level == level + 1:
+            items.append(_list_item(span, " ".join(" ".join(parts or nested).split()), ordered))
+        i += 1
+    return i + 1, tuple(items)
+
+
+def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
+    checked: bool | None = None
+    task = _TASK.match(text)
+    if task:
+        checked = task.group(1) != " "
+        text = text[task.end() :]
+    return ListItem(line=span[0], end_line=span[1], text=text, ordered=ordered, checked=checked)
+
+
+_DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_TABLE_END = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3})")
+
+
+def _cells(line: str) -> tuple[str, ...]:
+    text = line.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    # Most rows have no escaped pipe, and then the split is str.split's (the regex, which starts
+    # with a look-behind, is tried at every character).
+    cells = _CELL_SPLIT.split(text) if "\\|" in text else text.split("|")
+    return tuple(cell.strip() for cell in cells)
+
+
+def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | None:
+    """The first GFM pipe table in 1-based lines first..last: a header row, a delimiter row with as
+    many cells, then rows up to a blank line or the start of another block. Done by line scan
+    because markdown-it-py's table rule splits cells a character at a time in Python, which cost a
+    third of the structural budget on the corpus's Evidence Maps; the rules are the same (cells split
+    at unescaped pipes, also inside code spans)."""
+    for n in range(first, last):
+        header, delimiter = lines[n - 1], lines[n]
+        if "|" not in header or not _DELIMITER_ROW.match(delimiter) or "-" not in delimiter:
+            continue
+        head = _cells(header)
+        if len(head) != len(_cells(delimiter)) or len(header) - len(header.lstrip()) >= 4:
+            continue
+        rows: list[TableRow] = []
+        end = n + 1
+        for m in range(n + 2, last + 1):
+            line = lines[m - 1]
+            if not line.strip() or _TABLE_END.match(line):
+                break
+            cells = _cells(line)[: len(head)]  # GFM: excess cells are dropped, missing ones empty
+            rows.append(TableRow(line=m, cells=cells + ("",) * (len(head) - len(cells))))
+            end = m
+        return Table(line=n, end_line=end, header=head, rows=tuple(rows))
+    return None
+
+
+def _collect_table(tokens: list, i: int, offset: int) -> tuple[int, Table]:
+    start = tokens[i].map[0] + offset if tokens[i].map else offset
+    end = tokens[i].map[1] + offset - 1 if tokens[i].map else offset
+    header: tuple[str, ...] = ()
+    rows: list[TableRow] = []
+    cells: list[str] = []
+    row_line = start
+    in_head = False
+    i += 1
+    while i < len(tokens) and tokens[i].type != "table_close":
+        tok = tokens[i]
+        if tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            cells = []
+            row_line = tok.map[0] + offset if tok.map else row_line
+        elif tok.type == "inline":
+            cells.append(tok.content.strip())
+        elif tok.type == "tr_close":
+            if in_head:
+                header = tuple(cells)
+            else:
+                rows.append(TableRow(line=row_line, cells=tuple(cells)))
+        i += 1
+    return i + 1, Table(line=start, end_line=end, header=header, rows=tuple(rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain lists without markdown-it-py
+
+# A top-level list item: marker at the start of the line, one to four spaces, then text.
+_ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
+# What no plain line may start with, past its indentation: a block other than a paragraph or a
+# top-level list item could begin there (fence, heading, HTML, quote, setext underline, a nested or
+# indented list item, a thematic break). A code span or `#tag` starts a paragraph.
+_NOT_PLAIN = re.compile(
+    r" *(?:`{3}|~{3}|#{1,6}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|([-*_])(?: *\1){2,} *$)"
+)
+
+
+def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
+    """The top-level lists of 1-based lines first..last when the region holds nothing but paragraphs
+    and flat lists whose items are paragraphs, else None (the caller asks markdown-it-py).
+
+    For such regions the CommonMark rules are few, and this follows markdown-it-py exactly (the corpus
+    test compares the two on every section of all 453 items, and a property test on generated
+    regions): an item runs from its marker line to the next non-blank line that is not part of it (or
+    the region's end); a line at the start of the line that is not a marker continues an item's open
+    paragraph and otherwise ends the list; after a blank line only lines indented to the item's text
+    continue it; a change of bullet character, of `.` to `)` or of bullet to number starts a new
+    list. Whatever else could start a block (tabs, fences, headings, quotes, HTML, thematic breaks,
+    nested lists, empty items, an ordered item that would interrupt a paragraph) returns None. Most
+    Key Findings and Sources sections are plain, and this is about ten times cheaper than the parse."""
+    region = lines[first - 1 : last]
+    lists: list[tuple[ListItem, ...]] = []
+    items: list[ListItem] = []
+    kind: tuple[str, str] | None = None  # the open list: ("-", "") for `-` bullets, ("1", ")") for `1)`
+    start = width = 0  # the open item's first line (index in region) and text indentation
+    parts: list[str] = []
+    in_item = paragraph = False  # inside an item; a paragraph is open
+    blank = True  # the last line was blank (or there was none)
+
+    def close_item(end: int) -> None:
+        text = " ".join(" ".join(parts).split())
+        items.append(_list_item((start + first, end + first - 1), text, kind is not None and kind[1] != ""))
+
+    for index, line in enumerate(region):
+        if not line.strip():
+            blank, paragraph = True, False
+            continue
+        if "\t" in line:
+            return None
+        indent = len(line) - len(line.lstrip(" "))
+        if blank and indent == 0 and THEMATIC_BREAK.match(line):  # most Sources end with one
+            if in_item:
+                close_item(index)
+                lists.append(tuple(items))
+                items, kind, in_item = [], None, False
+            blank = False
+            continue
+        item = _ITEM.match(line) if indent == 0 else None
+        if item is not None:
+            number, delimiter = item.groups()
+            if _NOT_PLAIN.match(line, item.end()):
+                return None  # the item's text starts a block of its own
+            if paragraph and not in_item and number is not None and int(number) != 1:
+                return None  # CommonMark: paragraph text, markdown-it-py's rule applies
+            new_kind = ("1", delimiter) if number is not None else (line[0], "")
+            if in_item:
+                close_item(index)
+            if kind != new_kind and items:
+                lists.append(tuple(items))
+                items = []
+            kind, start, width = new_kind, index, item.end()
+            parts = [line[item.end() :]]
+            in_item, paragraph, blank = True, True, False
+            continue
+        if _NOT_PLAIN.match(line):
+            return None
+        if paragraph:  # a continuation line, lazy or indented
+            if in_item:
+                parts.append(line)
+            blank = False
+            continue
+        if in_item and indent >= width:
+            if indent >= width + 4:
+                return None  # indented code inside the item
+            parts.append(line)  # the item's next paragraph
+            paragraph, blank = True, False
+            continue
+        if indent:
+            return None  # after a blank line: indented code, or a paragraph that markdown-it-py places
+        if in_item:  # a paragraph at the start of the line ends the list
+            close_item(index)
+            lists.append(tuple(items))
+            items, kind, in_item = [], None, False
+        paragraph, blank = True, False
+    if in_item:
+        close_item(len(region))
+    if items:
+        lists.append(tuple(items))
+    return Blocks(tuple(lists), ())

@@ -1,0 +1,239 @@
+"""The Findings part of a research item: Executive Summary, Key Findings, Evidence Map, Sources.
+
+`attach(document)` fills those fields of a Document from block parses of just their sections. The
+protocol (research-prompt.md, "3. Seed the Findings section from §6") fixes what they contain; the
+corpus varies in how a Key Finding carries its label, confidence and sources, so the claim is the
+item's text with every such label removed, wherever it sits:
+  `Claim. ([inference]; high confidence; source: https://...)`   (the protocol's format)
+  `[inference; confidence: medium; source: https://...] Claim.`  (label first)
+  `**[high]** Claim.` / `[fact] **Confidence: high.** Claim. Sources: https://...`
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from evalgate.document.blocks import first_pipe_table, parse_region
+from evalgate.document.model import (
+    Document,
+    EvidenceRow,
+    ExecutiveSummary,
+    KeyFinding,
+    ListItem,
+    Section,
+    SourceEntry,
+    Table,
+)
+
+URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*", re.I)
+DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)
+_LABEL_WORDS = r"fact|inference|assumption|confidence|source|sources|high|medium|low"
+_LEAD_LABEL = re.compile(rf"^(?:\*\*|__)?\[[^\]]*\b(?:{_LABEL_WORDS})\b[^\]]*\](?:\*\*|__)?[\s:.;,-]*", re.I)
+_LEAD_CONFIDENCE = re.compile(
+    r"^(?:\*\*|__)?(?:confidence:?\s*(?:high|medium|low)|(?:high|medium|low)\s+confidence)\.?(?:\*\*|__)?[\s:.;,-]*",
+    re.I,
+)
+_TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
+_TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
+_TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
+_BRACKETS = {")": re.compile(r"[()]"), "]": re.compile(r"[\[\]]")}
+_CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
+_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
+
+
+def attach(doc: Document) -> Document:
+    """The document with its Findings fields filled in (those not found stay empty)."""
+    findings = _top_section(doc, "findings")
+    summary_sec = doc.find_section("executive summary", under=findings) if findings else None
+    kf_sec = doc.find_section("key findings", under=findings) if findings else None
+    map_sec = doc.find_section("evidence map", under=findings) if findings else None
+    if findings is None:  # no Findings heading: take the subsections wherever they are
+        summary_sec = doc.find_section("executive summary")
+        kf_sec = doc.find_section("key findings")
+        map_sec = doc.find_section("evidence map")
+    sources_sec = _top_section(doc, "sources")
+    kf_items = _first_list(doc, kf_sec, prefer_ordered=True)
+    evidence_map = _first_table(doc, map_sec)
+    return dataclasses.replace(
+        doc,
+        executive_summary=_executive_summary(doc, summary_sec),
+        key_findings=tuple(
+            KeyFinding(number=n, line=it.line, end_line=it.end_line, text=it.text, claim=claim_of(it.text))
+            for n, it in enumerate(kf_items, start=1)
+        ),
+        key_findings_section=kf_sec,
+        key_findings_list=kf_items,
+        evidence_map=evidence_map,
+        evidence_rows=_evidence_rows(evidence_map),
+        sources=_sources(doc, sources_sec),
+        sources_section=sources_sec,
+    )
+
+
+def _top_section(doc: Document, key: str) -> Section | None:
+    """The highest-level (then first) section with this key: `## Sources`, not a `### Sources`
+    inside the skill output."""
+    matches = [s for s in doc.sections if s.key == key]
+    return min(matches, key=lambda s: (s.level, s.line)) if matches else None
+
+
+def _first_list(doc: Document, sec: Section | None, *, prefer_ordered: bool = False) -> tuple[ListItem, ...]:
+    if sec is None:
+        return ()
+    blocks = parse_region(doc.lines, sec.line + 1, doc.own_end(sec))
+    if not blocks.lists:
+        return ()
+    if prefer_ordered:
+        # `1.` and `1)` items make separate lists in CommonMark; for the reader they are one list
+        ordered = tuple(item for items in blocks.lists if items and items[0].ordered for item in items)
+        if ordered:
+            return ordered
+    return blocks.lists[0]
+
+
+def _first_table(doc: Document, sec: Section | None) -> Table | None:
+    if sec is None:
+        return None
+    return first_pipe_table(doc.lines, sec.line + 1, doc.own_end(sec))
+
+
+def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary | None:
+    if sec is None:
+        return None
+    end = doc.own_end(sec)
+    first = next((n for n in range(sec.line + 1, end + 1) if doc.lines[n - 1].strip()), None)
+    if first is None:
+        return None
+    while end > first and not doc.lines[end - 1].strip():
+        end -= 1
+    text = " ".join(" ".join(doc.lines[first - 1 : end]).split())
+    return ExecutiveSummary(line=first, end_line=end, text=text, first_sentence=first_sentence(text))
+
+
+def first_sentence(text: str) -> str:
+    """The text up to its first sentence end (abbreviations such as 'e.g.' do not end one)."""
+    for match in _SENTENCE_END.finditer(text):
+        head = text[: match.start()].rstrip("\"'”’)]*_")
+        if head.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
+            continue
+        return text[: match.start()].strip()
+    return text.strip()
+
+
+def claim_of(text: str) -> str:
+    """A Key Finding's claim: its text without leading or trailing label/confidence/source parts."""
+    claim = text.strip()
+    for _ in range(4):  # leading layers, e.g. `**High confidence.** [inference; source: ...]`
+        before = claim
+        claim = _LEAD_CONFIDENCE.sub("", _LEAD_LABEL.sub("", claim))
+        if claim == before:
+            break
+    for _ in range(6):  # trailing layers, e.g. `... Source: arXiv:2302.06590. Confidence: high.`
+        before = claim
+        claim = _strip_trailing_parenthetical(claim)
+        claim = _strip_trailing_sources(claim)
+        # Both patterns start with `\s*`, so a regex search tries every position of the claim; a
+        # claim whose end (past white space, `*` and `.`) is not the pattern's last letter or `]`
+        # cannot match (under re.I only H, M, W match h, m, w), so those skip the search.
+        if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
+            claim = _TRAIL_CONFIDENCE.sub("", claim)
+        if claim.rstrip().rstrip("*.")[-1:] == "]":
+            claim = _TRAIL_LABEL.sub("", claim)
+        claim = claim.strip()
+        if claim == before:
+            break
+    return claim
+
+
+def _strip_trailing_sources(text: str) -> str:
+    """Cut a `Source(s): ...` tail that starts a sentence outside any bracket."""
+    # The pattern is tried at every white space of the claim; it needs `source` and a `:`, and under
+    # re.I the letters of `ource` match only themselves in either case, so most claims skip it.
+    if ":" not in text or "ource" not in text.lower():
+        return text
+    for match in _TRAIL_SOURCES.finditer(text):
+        head = text[: match.start()]
+        if (
+            head.rstrip().endswith((".", "!", "?", ")", "]", "*"))
+            and head.count("(") == head.count(")")
+            and head.count("[") == head.count("]")
+        ):
+            return head.rstrip()
+    return text
+
+
+def _strip_trailing_parenthetical(text: str) -> str:
+    """Remove a final balanced `(...)` or `[...]` that carries a label, confidence or source."""
+    stripped = text.rstrip().rstrip(".").rstrip()
+    if not stripped or stripped[-1] not in ")]":
+        return text
+    close = stripped[-1]
+    opener = "(" if close == ")" else "["
+    depth = 0
+    # Only the brackets matter: the regex finds them, and Python walks just those from the end.
+    for bracket in reversed(list(_BRACKETS[close].finditer(stripped))):
+        i, ch = bracket.start(), bracket.group()
+        if ch == close:
+            depth += 1
+        elif ch == opener:
+            depth -= 1
+            if depth == 0:
+                inner = stripped[i:]
+                if re.search(rf"\b(?:{_LABEL_WORDS})\b|https?://", inner, re.I):
+                    return stripped[:i].rstrip()
+                return text
+    return text
+
+
+def _evidence_rows(table: Table | None) -> tuple[EvidenceRow, ...]:
+    if table is None:
+        return ()
+    names = [h.lower() for h in table.header]
+
+    def column(word: str, default: int) -> int:
+        return next((i for i, h in enumerate(names) if word in h), default)
+
+    claim_i, source_i, conf_i, notes_i = (
+        column("claim", 0),
+        column("source", 1),
+        column("confid", 2),
+        column("note", 3),
+    )
+
+    def cell(cells: tuple[str, ...], i: int) -> str:
+        return cells[i] if i < len(cells) else ""
+
+    return tuple(
+        EvidenceRow(
+            line=row.line,
+            claim=cell(row.cells, claim_i),
+            source=cell(row.cells, source_i),
+            confidence=cell(row.cells, conf_i),
+            notes=cell(row.cells, notes_i),
+            cells=row.cells,
+        )
+        for row in table.rows
+    )
+
+
+def _sources(doc: Document, sec: Section | None) -> tuple[SourceEntry, ...]:
+    if sec is None:
+        return ()
+    blocks = parse_region(doc.lines, sec.line + 1, doc.own_end(sec))
+    return tuple(
+        SourceEntry(line=item.line, checked=item.checked, text=item.text, urls=urls_in(item.text))
+        for items in blocks.lists
+        for item in items
+    )
+
+
+def urls_in(text: str) -> tuple[str, ...]:
+    """URLs in text, trailing punctuation trimmed, in order, without duplicates."""
+    found: list[str] = []
+    for match in URL.finditer(text):
+        url = match.group(0).rstrip(".,;:!?*_")
+        if url not in found:
+            found.append(url)
+    return tuple(found)

@@ -1,0 +1,181 @@
+"""The document model: what a markdown research item is once read, with nothing of how it is parsed.
+
+Takes nothing; gives the frozen types every later stage reads (`Document`, `Section`, `ListItem`,
+`Table`, `KeyFinding`, `EvidenceRow`, `SourceEntry`, `FrontMatter`), `DocumentError` and
+`normalise_title`. Line numbers are 1-based lines of the original file. The parsers (`scan`, `blocks`,
+`findings`) build these types; `reader` composes them. This module imports none of them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+
+class DocumentError(Exception):
+    """A file that cannot be read as a markdown document; the message is shown to the user as is."""
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """YAML front matter between `---` lines at the top. `data` is None when absent or broken."""
+
+    data: dict[str, Any] | None
+    start_line: int | None = None  # line of the opening `---`
+    end_line: int | None = None  # line of the closing `---`
+    error: str | None = None  # why it could not be loaded (safe_load), if broken
+    error_line: int | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and everything up to the next heading of the same or a higher level."""
+
+    level: int
+    title: str  # heading text as written, inline markup stripped
+    line: int  # the heading's line
+    end_line: int  # last line of the section's content (inclusive)
+    # Normalised title used to match required sections: lower case, `§`, numbering and punctuation
+    # removed, whitespace collapsed (e.g. '§6 Synthesis' -> '6 synthesis'). Every section's key is
+    # read (sections are found by key), so it is set at once: a cached_property takes a lock.
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", normalise_title(self.title))
+
+
+@dataclass(frozen=True)
+class ListItem:
+    """One item of a list (top level of its list), with the line span it occupies."""
+
+    line: int
+    end_line: int
+    text: str  # the item's text, its lines joined with single spaces, marker removed
+    ordered: bool = False
+    checked: bool | None = None  # task-list items: True for [x], False for [ ], None otherwise
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One body row of a pipe table; cells are stripped, inline markup kept."""
+
+    line: int
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A pipe table: its header cells and body rows."""
+
+    line: int
+    end_line: int
+    header: tuple[str, ...]
+    rows: tuple[TableRow, ...]
+
+
+@dataclass(frozen=True)
+class ExecutiveSummary:
+    """The Findings' Executive Summary prose and its first sentence."""
+
+    line: int  # first line of its text
+    end_line: int
+    text: str
+    first_sentence: str
+
+
+@dataclass(frozen=True)
+class KeyFinding:
+    """One item of the Key Findings list."""
+
+    number: int  # 1-based position in the list
+    line: int
+    end_line: int
+    text: str  # full item text
+    claim: str  # the claim without its trailing (label; confidence; source) parenthetical
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    """One row of the Evidence Map table, cells picked by header name."""
+
+    line: int
+    claim: str
+    source: str
+    confidence: str
+    notes: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One entry of the `## Sources` list."""
+
+    line: int
+    checked: bool | None  # [x] True, [ ] False, a plain bullet None
+    text: str
+    urls: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed research item."""
+
+    path: str
+    text: str  # normalised text (no BOM, LF line ends)
+    lines: tuple[str, ...]  # lines[0] is line 1
+    front_matter: FrontMatter
+    sections: tuple[Section, ...]  # every heading in document order
+    code_blocks: tuple[tuple[int, int], ...] = ()  # (first, last) lines of fenced/indented code
+    executive_summary: ExecutiveSummary | None = None
+    key_findings: tuple[KeyFinding, ...] = ()
+    key_findings_section: Section | None = None
+    evidence_map: Table | None = None
+    evidence_rows: tuple[EvidenceRow, ...] = ()
+    sources: tuple[SourceEntry, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    sources_section: Section | None = None
+    key_findings_list: tuple[ListItem, ...] = ()  # the raw list items behind key_findings
+    # The file's bytes when `text` is exactly their UTF-8 decoding (no BOM or CR was removed), so a
+    # byte-level search need not encode the text again; None otherwise, and for a document handed
+    # from a worker process to another (see evalgate.run), where it would double what is sent.
+    utf8: bytes | None = field(default=None, repr=False, compare=False)
+
+    def find_section(self, key: str, *, under: Section | None = None) -> Section | None:
+        """The first section whose normalised title equals `key` (or starts with it followed by a
+        space), optionally restricted to sections inside `under`."""
+        for s in self.sections:
+            if under is not None and not (under.line < s.line <= under.end_line):
+                continue
+            if s.key == key or s.key.startswith(key + " "):
+                return s
+        return None
+
+    @cached_property
+    def heading_lines(self) -> tuple[int, ...]:
+        """The line of every heading, in order (sections are in document order)."""
+        return tuple(s.line for s in self.sections)
+
+    def own_end(self, section: Section) -> int:
+        """The last line of `section`'s own content: the line before its first subsection, or its
+        last line when it has none."""
+        lines = self.heading_lines
+        i = bisect.bisect_right(lines, section.line)
+        if i < len(lines) and lines[i] <= section.end_line:
+            return lines[i] - 1
+        return section.end_line
+
+    def line_text(self, line: int) -> str:
+        """The text of 1-based `line`, or '' when out of range."""
+        return self.lines[line - 1] if 1 <= line <= len(self.lines) else ""
+
+
+_TITLE_WORD = re.compile(r"[a-z0-9]+")
+
+
+def normalise_title(title: str) -> str:
+    """Lower case, `§` and punctuation removed, whitespace collapsed: the runs of letters and digits
+    of the lower-cased title, joined by single spaces."""
+    return " ".join(_TITLE_WORD.findall(title.lower()))

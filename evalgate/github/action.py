@@ -1,0 +1,265 @@
+"""The GitHub Action run: the runner's environment -> config + targets -> run() -> results file ->
+publish -> exit code.
+
+Order matters and is the point of this module:
+1. tokens are masked (`::add-mask::`) before anything is printed, and removed from the environment
+   that judges and git inherit (only `copilot-token` is handed on, as COPILOT_GITHUB_TOKEN);
+2. the workspace is trusted for git (`safe.directory` through GIT_CONFIG_*, as `changes.git_env`
+   does, so no global config is written);
+3. the event decides the targets (`events.targets_from_event`), evaluated by the same `run()` the
+   CLI uses, so the action's results equal `evalgate check` on the same files;
+4. the JSON results file is written before anything is posted, so it exists even when the API is down;
+5. publishing (check run or status, annotations, summary, outputs, comment) is best effort: its
+   errors become warnings and never change the exit code, which is the verdict's alone.
+
+Exit codes: 0 every file passed; 1 a file failed or could not be evaluated; 2 the action is
+misconfigured (bad input, configuration, rubric, judge spec, event, or no results file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import uuid
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from evalgate.config import DEFAULT_PATHS, Config, ConfigError, config_from_args
+from evalgate.gate import error_result
+from evalgate.github.changes import ChangeDetectionError, git_env
+from evalgate.github.comment import CommentMode
+from evalgate.github.events import load_event, targets_from_event
+from evalgate.github.publish import context_from_env, publish
+from evalgate.github.workflow import add_mask, workflow_command, write_outputs
+from evalgate.judging.backends import UnknownBackendError
+from evalgate.report.render import render
+from evalgate.results import EXIT_USAGE, Report, exit_code
+from evalgate.rubric import RubricError
+from evalgate.validity.history import record_run
+
+RESULTS_FILE = "evalgate-results.json"
+COMMENT_MODES: tuple[CommentMode, ...] = ("on-failure", "always", "never")
+# Credentials a container action may receive that no judge (a tool-enabled agent, or any command
+# backend) should ever see; the reporter gets the github-token directly, not through the environment.
+CREDENTIAL_VARIABLES = (
+    "INPUT_GITHUB-TOKEN",
+    "INPUT_COPILOT-TOKEN",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+)
+
+
+class ActionInputError(Exception):
+    """An action input is malformed; the message names the input."""
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    """The action's `with:` inputs, parsed. Empty optional inputs are None (the config file decides)."""
+
+    paths: str | None
+    files: str | None
+    rubric: str | None
+    judges: tuple[str, ...] | None
+    config: str | None
+    github_token: str
+    copilot_token: str
+    check_name: str
+    comment: CommentMode
+    jobs: int | None
+    seed: int | None
+    cache_dir: str | None
+
+    def __repr__(self) -> str:  # the dataclass repr would print both tokens
+        return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
+
+
+def action_input(env: Mapping[str, str], name: str) -> str:
+    """One input as the runner passes it to a Docker action: INPUT_<NAME>, hyphens kept, trimmed."""
+    return env.get(f"INPUT_{name.upper()}", "").strip()
+
+
+def _integer(env: Mapping[str, str], name: str) -> int | None:
+    raw = action_input(env, name)
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ActionInputError(f"input {name!r} must be a whole number, got {raw!r}") from None
+
+
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    """Parse every input; raises ActionInputError naming the first bad one."""
+    comment = action_input(env, "comment") or "on-failure"
+    if comment not in COMMENT_MODES:
+        raise ActionInputError(f"input 'comment' must be one of {', '.join(COMMENT_MODES)}, got {comment!r}")
+    judges = [line.strip() for line in action_input(env, "judges").splitlines() if line.strip()]
+    paths = action_input(env, "paths")
+    return ActionInputs(
+        # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
+        paths=paths if paths and paths != DEFAULT_PATHS else None,
+        files=action_input(env, "files") or None,
+        rubric=action_input(env, "rubric") or None,
+        judges=tuple(judges) or None,
+        config=action_input(env, "config") or None,
+        github_token=action_input(env, "github-token"),
+        copilot_token=action_input(env, "copilot-token"),
+        check_name=action_input(env, "check-name") or "evalgate",
+        comment=comment,  # type: ignore[arg-type]  # checked against COMMENT_MODES above
+        jobs=_integer(env, "jobs"),
+        seed=_integer(env, "seed"),
+        cache_dir=action_input(env, "cache-dir") or None,
+    )
+
+
+def protect_credentials(env: MutableMapping[str, str], inputs: ActionInputs, out: TextIO) -> None:
+    """Mask both tokens in the log, then leave only the copilot token in the inherited environment."""
+    for secret in dict.fromkeys((inputs.github_token, inputs.copilot_token)):
+        if secret:
+            out.write(add_mask(secret) + "\n")
+    out.flush()
+    for name in CREDENTIAL_VARIABLES:
+        env.pop(name, None)
+    if inputs.copilot_token:
+        # Never the github-token: a judge gets only the credential the user gave it for judging.
+        env["COPILOT_GITHUB_TOKEN"] = inputs.copilot_token
+
+
+def trust_workspace(env: MutableMapping[str, str], workspace: Path) -> None:
+    """Mark the workspace `safe.directory` for every git the run starts (command-line scope)."""
+    for key, value in git_env(workspace, dict(env)).items():
+        if key.startswith("GIT_CONFIG_"):
+            env[key] = value
+
+
+def build_config(inputs: ActionInputs) -> Config:
+    """The configuration file (or `.evalgate.yml`) with the inputs over it, exactly as the CLI does."""
+    options = argparse.Namespace(
+        config=inputs.config,
+        rubric=inputs.rubric,
+        judge=list(inputs.judges) if inputs.judges is not None else None,
+        seed=inputs.seed,
+        jobs=inputs.jobs,
+        cache_dir=inputs.cache_dir,
+    )
+    config = config_from_args(options)
+    return config.with_overrides(paths=inputs.paths) if inputs.paths else config
+
+
+def evaluate(
+    env: Mapping[str, str], inputs: ActionInputs, config: Config, workspace: Path
+) -> tuple[Report, int | None, str | None]:
+    """The event's targets evaluated by run(); returns the report, the PR number and the sha to
+    report on (the PR head, not the merge commit)."""
+    from evalgate.run import run
+
+    event_path = env.get("GITHUB_EVENT_PATH")
+    if not event_path:
+        raise ActionInputError("GITHUB_EVENT_PATH is not set: the action must run inside a GitHub workflow")
+    event_name, payload = load_event(Path(event_path), env.get("GITHUB_EVENT_NAME") or None)
+    targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
+    report = run(config, list(targets.paths), base=workspace)
+    rejected = tuple(error_result(path, f"refused: {path!r} {reason}") for path, reason in targets.rejected)
+    report = replace(report, results=rejected + report.results, notes=targets.notes + report.notes)
+    return report, targets.pr_number, targets.report_sha
+
+
+def write_results(report: Report, workspace: Path, env: Mapping[str, str]) -> str | None:
+    """Write the JSON results in the workspace (else RUNNER_TEMP); return the path to show, or None."""
+    text = render(report, "json")
+    candidates = [workspace / RESULTS_FILE]
+    if env.get("RUNNER_TEMP"):
+        candidates.append(Path(env["RUNNER_TEMP"]) / RESULTS_FILE)
+    for path in candidates:
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        # relative to the workspace, so later steps (on the host, in the workspace) can open it
+        return RESULTS_FILE if path.parent == workspace else str(path)
+    return None
+
+
+def log_report(report: Report, out: TextIO) -> None:
+    """The text report in the log, with workflow commands switched off around it: findings quote
+    document text, and a line like `::error::` or `::add-mask::` in a document must stay text."""
+    resume = uuid.uuid4().hex
+    out.write(f"::stop-commands::{resume}\n{render(report, 'text')}::{resume}::\n")
+    out.flush()
+
+
+def _fail_configuration(message: str, env: Mapping[str, str], out: TextIO) -> int:
+    out.write(workflow_command("error", f"evalgate: {message}", {"title": "evalgate configuration"}) + "\n")
+    if env.get("GITHUB_OUTPUT"):
+        # if even this fails, the error annotation above already says what is wrong
+        with contextlib.suppress(OSError):
+            write_outputs(Path(env["GITHUB_OUTPUT"]), {"verdict": "ERROR"})
+    out.flush()
+    return EXIT_USAGE
+
+
+def _record_history(report: Report, config: Config, env: Mapping[str, str], out: TextIO) -> list[str]:
+    """Append to the configured history; alerts become warnings, the trend chart joins the summary."""
+    if not config.history:
+        return []
+    try:
+        update = record_run(report, config.history)
+        for alert in update.alerts:
+            out.write(workflow_command("warning", f"evalgate trend: {alert}") + "\n")
+        summary = env.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write("\n### Score trend\n\n" + update.chart + "\n")
+    except OSError as exc:
+        return [f"history {config.history}: {exc.strerror or exc}"]
+    return []
+
+
+def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
+    """Run the action. `env` is the process environment (os.environ in the container): it is read,
+    and edited (credentials removed, git trust added) for the judges and git the run starts."""
+    out = out or sys.stdout
+    try:
+        inputs = read_inputs(env)
+    except ActionInputError as exc:
+        return _fail_configuration(str(exc), env, out)
+    protect_credentials(env, inputs, out)
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+    os.chdir(workspace)  # .evalgate.yml, the config input and cache-dir are workspace-relative
+    trust_workspace(env, workspace)
+    try:
+        config = build_config(inputs)
+        report, pr_number, report_sha = evaluate(env, inputs, config, workspace)
+    except (ActionInputError, ConfigError, RubricError, UnknownBackendError, ChangeDetectionError) as exc:
+        return _fail_configuration(str(exc), env, out)
+
+    results_file = write_results(report, workspace, env)
+    log_report(report, out)
+    overrides: dict[str, object] = {
+        "token": inputs.github_token,
+        "check_name": inputs.check_name,
+        "pr_number": pr_number,
+        "comment_mode": inputs.comment,
+        "results_file": results_file,
+    }
+    if report_sha:
+        overrides["head_sha"] = report_sha
+    try:
+        outcome = publish(report, context_from_env(env, **overrides), out)
+        problems = list(outcome.errors)
+    except Exception as exc:  # a reporting bug must not turn a decided verdict into a crash
+        problems = [f"publishing failed: {type(exc).__name__}: {exc}"]
+    problems += _record_history(report, config, env, out)
+    for problem in problems:
+        out.write(workflow_command("warning", f"evalgate could not publish: {problem}") + "\n")
+    if results_file is None:
+        return _fail_configuration(f"cannot write {RESULTS_FILE} in the workspace or RUNNER_TEMP", env, out)
+    out.flush()
+    return exit_code(report)

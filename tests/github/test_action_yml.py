@@ -1,0 +1,197 @@
+"""action.yml and every workflow: valid under SchemaStore's schemas (vendored in check-jsonschema, so
+offline), the inputs and outputs the action promises, pinned actions, least privilege, no
+pull_request_target, and the release workflow's rewrite to a prebuilt image by digest."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = ROOT / "action.yml"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+EXAMPLES = sorted((ROOT / "docs" / "workflows").glob("*.yml"))
+FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
+# The examples reference the published action by a placeholder owner that users replace (docs say so);
+# every other action must be pinned by a full commit SHA.
+PLACEHOLDER_ACTION = "OWNER/evalgate"
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    # PyYAML reads the bare key `on` as True (YAML 1.1); map it back so tests can say "on".
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if True in data:
+        data["on"] = data.pop(True)
+    return data
+
+
+def _check_jsonschema(schema: str, *paths: Path) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("check-jsonschema")
+    if exe is None:
+        pytest.fail("check-jsonschema is not installed (pip install -e '.[test]')")
+    return subprocess.run(
+        [exe, "--builtin-schema", schema, *map(str, paths)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_action_yml_is_valid_under_the_github_action_schema() -> None:
+    proc = _check_jsonschema("vendor.github-actions", ACTION)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_schema_check_rejects_a_broken_action(tmp_path: Path) -> None:
+    broken = tmp_path / "action.yml"
+    broken.write_text(ACTION.read_text().replace("using: docker", "using: dockr"))
+    assert _check_jsonschema("vendor.github-actions", broken).returncode == 1
+
+
+def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
+    action = _load(ACTION)
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert action["branding"]["icon"] and action["branding"]["color"]
+
+
+def test_inputs_are_kebab_case_with_the_documented_defaults() -> None:
+    inputs = _load(ACTION)["inputs"]
+    expected = {
+        "paths", "files", "rubric", "judges", "config", "github-token", "copilot-token",
+        "check-name", "comment", "jobs", "seed", "cache-dir",
+    }  # fmt: skip
+    assert expected <= set(inputs)
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in inputs)
+    assert inputs["paths"]["default"] == "Research/completed/**/*.md"
+    assert inputs["github-token"]["default"] == "${{ github.token }}"
+    assert inputs["check-name"]["default"] == "evalgate"
+    assert inputs["comment"]["default"] == "on-failure"
+    assert inputs["copilot-token"]["default"] == ""  # never defaults to the job token
+    assert all(spec["description"] for spec in inputs.values())
+
+
+def test_outputs_include_verdict_counts_and_results_file() -> None:
+    outputs = _load(ACTION)["outputs"]
+    assert {"verdict", "evaluated", "failed", "results-file"} <= set(outputs)
+
+
+def test_every_declared_output_is_one_the_publisher_writes() -> None:
+    from evalgate.github.publish import step_outputs
+    from evalgate.results import Report, RubricRef
+
+    written = set(step_outputs(Report(RubricRef("r", "1"), ()), "evalgate-results.json"))
+    assert set(_load(ACTION)["outputs"]) <= written
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + EXAMPLES, ids=lambda p: p.name)
+def test_workflow_is_valid_under_the_github_workflow_schema(path: Path) -> None:
+    proc = _check_jsonschema("vendor.github-workflows", path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _uses(workflow: dict[str, Any]) -> list[str]:
+    return [
+        step["uses"] for job in workflow["jobs"].values() for step in job.get("steps", []) if "uses" in step
+    ]
+
+
+def test_there_are_the_project_workflows_and_the_three_examples() -> None:
+    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "release.yml"}
+    triggers = [set(_load(p)["on"]) for p in EXAMPLES]
+    assert {"push"} in triggers and {"pull_request"} in triggers and {"workflow_dispatch"} in triggers
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + EXAMPLES, ids=lambda p: p.name)
+def test_actions_are_pinned_by_full_commit_sha(path: Path) -> None:
+    uses = _uses(_load(path))
+    assert uses, "a workflow with no steps that use an action tests nothing here"
+    for ref in uses:
+        if ref.startswith(("./", "docker://")):
+            continue
+        action, _, version = ref.partition("@")
+        if action == PLACEHOLDER_ACTION and path in EXAMPLES:
+            continue
+        assert FULL_SHA.match(version), f"{path.name}: {ref} is not pinned by a 40-hex commit SHA"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + EXAMPLES, ids=lambda p: p.name)
+def test_least_privilege_permissions_and_no_pull_request_target(path: Path) -> None:
+    workflow = _load(path)
+    assert "pull_request_target" not in workflow["on"]
+    assert isinstance(workflow.get("permissions"), dict), "a top-level permissions block is required"
+    assert workflow["permissions"].get("contents") == "read"
+    grants: dict[str, str] = dict(workflow["permissions"])
+    for job in workflow["jobs"].values():
+        grants.update(job.get("permissions", {}))
+    allowed = {"contents", "checks", "pull-requests", "statuses", "packages"}
+    assert set(grants) <= allowed, f"{path.name}: unexpected permissions {set(grants) - allowed}"
+    assert "write-all" not in str(workflow.get("permissions"))
+    uses_evalgate = any(u.startswith(PLACEHOLDER_ACTION) or u == "./" for u in _uses(workflow))
+    comments = any(
+        step.get("with", {}).get("comment", "on-failure") != "never"
+        for job in workflow["jobs"].values()
+        for step in job.get("steps", [])
+        if "evalgate" in step.get("uses", "")
+    )
+    if uses_evalgate:
+        assert grants.get("checks") == "write"
+    # pull-requests: write only where a comment can be posted (a pull_request trigger, comment on)
+    if grants.get("pull-requests") == "write":
+        assert "pull_request" in workflow["on"] and comments
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + EXAMPLES, ids=lambda p: p.name)
+def test_no_untrusted_expression_is_interpolated_into_a_shell(path: Path) -> None:
+    # ${{ inputs.* }} / ${{ github.event.* }} inside `run:` is script injection; pass through env instead
+    for job in _load(path)["jobs"].values():
+        for step in job.get("steps", []):
+            script = step.get("run", "")
+            assert not re.search(r"\$\{\{\s*(inputs|github\.event|github\.head_ref)", script), script
+
+
+def test_checkouts_in_examples_fetch_enough_history_and_drop_credentials() -> None:
+    for path in EXAMPLES:
+        for job in _load(path)["jobs"].values():
+            for step in job["steps"]:
+                if step.get("uses", "").startswith("actions/checkout@"):
+                    assert step["with"]["persist-credentials"] is False
+                    if "workflow_dispatch" not in _load(path)["on"]:
+                        assert step["with"]["fetch-depth"] == 0
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    steps = _load(ROOT / ".github" / "workflows" / "ci.yml")["jobs"]["test"]["steps"]
+    assert any(step.get("run", "").strip() == "make test" for step in steps)
+
+
+def _release_step(name_part: str) -> dict[str, Any]:
+    steps = _load(ROOT / ".github" / "workflows" / "release.yml")["jobs"]["image"]["steps"]
+    return next(s for s in steps if name_part in s.get("name", ""))
+
+
+def test_release_rewrites_action_yml_to_a_valid_prebuilt_image_by_digest(tmp_path: Path) -> None:
+    script = _release_step("major tag")["run"]
+    sed_line = next(line.strip() for line in script.splitlines() if line.strip().startswith("sed "))
+    work = tmp_path / "repo"
+    work.mkdir()
+    shutil.copy(ACTION, work / "action.yml")
+    ref = "ghcr.io/owner/evalgate@sha256:" + "ab" * 32
+    proc = subprocess.run(
+        ["bash", "-c", sed_line], cwd=work, env={"IMAGE_REF": ref, "PATH": "/usr/bin:/bin"}, timeout=30
+    )
+    assert proc.returncode == 0
+    rewritten = _load(work / "action.yml")
+    assert rewritten["runs"] == {"using": "docker", "image": f"docker://{ref}"}
+    assert rewritten["inputs"] == _load(ACTION)["inputs"]
+    result = _check_jsonschema("vendor.github-actions", work / "action.yml")
+    assert result.returncode == 0, result.stdout
+
+
+def test_release_records_the_digest_and_tags_by_version() -> None:
+    script = _release_step("Build and push")["run"]
+    assert '--tag "${image}:${version}"' in script
+    assert "RepoDigests" in script and 'echo "ref=${image}@${digest}" >> "$GITHUB_OUTPUT"' in script
+    assert "GITHUB_STEP_SUMMARY" in script

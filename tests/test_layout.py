@@ -1,0 +1,145 @@
+"""The package tree shows the pipeline: every import, including those inside functions and under
+TYPE_CHECKING, points down the stages, never up or sideways, and the package root stays the spine."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "evalgate"
+
+# Lowest first. A module may import its own stage and any stage listed before it; nothing else.
+# Within the base, the data types (results, rubric) and the YAML loader sit below the configuration.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("evalgate", "evalgate.yamlsafe"),
+    ("evalgate.results", "evalgate.rubric"),
+    ("evalgate.config", "evalgate.discover"),
+    ("evalgate.document",),
+    ("evalgate.checks",),
+    ("evalgate.judging",),
+    ("evalgate.gate", "evalgate.report"),
+    ("evalgate.run",),
+    ("evalgate.validity",),
+    ("evalgate.github",),
+    ("evalgate.cli",),
+    ("evalgate.__main__",),
+)
+ROOT_SPINE_LIMIT = 8  # plain modules at the package root beside __init__ and __main__
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _unit(module: str) -> str:
+    """The stage a module belongs to: its sub-package, or the root module itself."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "evalgate"
+    candidate = ".".join(parts[:2])
+    return candidate
+
+
+def _layer(unit: str) -> int:
+    for i, layer in enumerate(LAYERS):
+        if unit in layer:
+            return i
+    raise AssertionError(f"{unit} is in no layer of tests/test_layout.py: place it")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "evalgate"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "evalgate":
+                continue
+            found.append((node.lineno, target))
+            # `from evalgate import run` imports the module evalgate.run
+            if target == "evalgate":
+                found += [(node.lineno, f"evalgate.{a.name}") for a in node.names if a.name != "__version__"]
+    return found
+
+
+def _edges() -> list[tuple[str, int, str]]:
+    return [
+        (_module_name(p), line, target) for p in sorted(PACKAGE.rglob("*.py")) for line, target in _imports(p)
+    ]
+
+
+def test_every_import_points_down_the_stages() -> None:
+    upward = []
+    for module, line, target in _edges():
+        src, dst = _unit(module), _unit(target)
+        if src == dst or target == "evalgate":
+            continue
+        if _layer(dst) >= _layer(src):
+            upward.append(f"{module}:{line} imports {target} ({dst} is not below {src})")
+    assert not upward, "\n".join(upward)
+
+
+def test_no_circle_between_stages() -> None:
+    graph: dict[str, set[str]] = {}
+    for module, _line, target in _edges():
+        src, dst = _unit(module), _unit(target)
+        if src != dst and target != "evalgate":
+            graph.setdefault(src, set()).add(dst)
+    seen: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            assert seen.get(nxt) != 1, "import circle: " + " -> ".join([*path, node, nxt])
+            if nxt not in seen:
+                visit(nxt, [*path, node])
+        seen[node] = 2
+
+    for node in sorted(graph):
+        if node not in seen:
+            visit(node, [])
+
+
+def test_document_imports_nothing_above_it() -> None:
+    allowed = {"evalgate.document", "evalgate.yamlsafe"}
+    bad = [
+        f"{m}:{line} imports {t}"
+        for m, line, t in _edges()
+        if m.startswith("evalgate.document") and not any(t == a or t.startswith(a + ".") for a in allowed)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_document_types_depend_on_no_parser() -> None:
+    targets = {t for m, _line, t in _edges() if m == "evalgate.document.model"}
+    assert not targets, f"evalgate.document.model imports {sorted(targets)}"
+
+
+def test_the_root_holds_only_the_spine() -> None:
+    plain = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in {"__init__", "__main__"})
+    assert len(plain) <= ROOT_SPINE_LIMIT, plain
+
+
+@pytest.mark.parametrize("package", sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")))
+def test_every_stage_says_what_it_takes_and_gives(package: str) -> None:
+    doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8")))
+    assert doc, f"evalgate/{package}/__init__.py has no docstring"
+    assert "Takes" in doc and "gives" in doc, f"evalgate/{package}: say what the stage takes and gives"
+
+
+def test_the_layout_test_sees_imports_inside_functions() -> None:
+    # the rule would be empty if the walk missed the lazy imports the package relies on
+    lazy = [(m, t) for m, _line, t in _edges() if m == "evalgate.cli" and t == "evalgate.run"]
+    assert lazy, "evalgate.cli imports evalgate.run inside cmd_check; the walk must find it"
