@@ -76,8 +76,16 @@ class Ensemble(_Strict):
     strict_pass_judges: int | None = None  # at least this many judges' means ...
     strict_pass_mean: float | None = None  # ... are >= this
     critical_fail_below: float | None = None  # a majority of judges' means below this is critical
+    fail_judges: int | None = Field(default=None, ge=1)  # trio FAIL: at least this many judges' means ...
+    fail_below: float | None = None  # ... are below this
     on_judge_error: Literal["fail", "exclude"] = "fail"
     quorum: int = 1
+
+    @model_validator(mode="after")
+    def _fail_rule_whole(self) -> Ensemble:
+        if (self.fail_judges is None) != (self.fail_below is None):
+            raise ValueError("fail_judges and fail_below go together: give both or neither")
+        return self
 
 
 class Policy(_Strict):

@@ -214,6 +214,22 @@ def test_check_knowledge_work_item_with_a_trio(tmp_path, capsys):
     assert code == 0
 
 
+def test_check_reports_the_trio_fail_rule(tmp_path, capsys):
+    item = write_item(tmp_path / "item.yml", KW_ITEM)
+    judges = [
+        judge_spec(tmp_path, "judge-a", {"default": 2}),
+        judge_spec(tmp_path, "judge-b", {"default": 3, "scores": {"structure": 2}}),  # 17/6 = 2.83
+        judge_spec(tmp_path, "judge-c", {"default": 5}),
+    ]
+    code, report = _check(tmp_path, "knowledge-work", item, judges, capsys)
+    (result,) = report["results"]
+    # judge means 2.0, 2.83, 5.0: two of three below 3.0 (the trio FAIL), none of two below 2.0
+    trio_fail = [r for r in result["reasons"] if r.startswith("trio fail")]
+    assert len(trio_fail) == 1 and "at least 2 judges' means are below 3 (" in trio_fail[0]
+    assert not any(r.startswith("critical fail") for r in result["reasons"])
+    assert result["verdict"] == "FAIL" and code == 1
+
+
 def test_check_support_reply_item(tmp_path, capsys):
     item = write_item(tmp_path / "late-parcel.yml", SR_ITEM)
     spec = {"default": 1, "evidence": {c: "I have refunded EUR 4.50" for c in SR_CRITERIA}}

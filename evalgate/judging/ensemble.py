@@ -98,6 +98,11 @@ def critical_fail(means: dict[str, float], *, below: float) -> bool:
     return bool(means) and low * 2 > len(means)
 
 
+def trio_fail(means: dict[str, float], *, judges: int, below: float) -> bool:
+    """True when at least `judges` judges' means are < `below` ("at least 2 of 3 judges score < 3.0")."""
+    return sum(1 for m in means.values() if m < below) >= judges
+
+
 def band_of(mean: float | None, floors: dict[str, float]) -> str | None:
     """The first band, from the highest floor down, whose floor `mean` reaches (None if none)."""
     if mean is None:
@@ -123,4 +128,7 @@ def ensemble_reasons(means: dict[str, float], ensemble: Ensemble) -> list[str]:
         reasons.append(
             f"critical fail: a majority of judges' means are below {ensemble.critical_fail_below:g} ({shown})"
         )
+    judges, below = ensemble.fail_judges, ensemble.fail_below
+    if judges is not None and below is not None and trio_fail(means, judges=judges, below=below):
+        reasons.append(f"trio fail: at least {judges} judges' means are below {below:g} ({shown})")
     return reasons

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from evalgate.gate import decide
 from evalgate.judging.ensemble import (
@@ -12,6 +13,7 @@ from evalgate.judging.ensemble import (
     ensemble_mean,
     judge_means,
     strict_pass,
+    trio_fail,
 )
 from evalgate.results import DimensionResult, JudgeScore, Status, Verdict
 from evalgate.rubric import Ensemble, load_rubric
@@ -88,6 +90,29 @@ def test_critical_fail_needs_a_strict_majority(means, expected):
 
 
 @pytest.mark.parametrize(
+    ("means", "expected"),
+    [
+        ({"a": 2.99, "b": 2.99, "c": 5.0}, True),
+        ({"a": 3.0, "b": 2.99, "c": 1.0}, True),
+        ({"a": 3.0, "b": 3.0, "c": 1.0}, False),  # 3.0 is not below 3.0
+        ({"a": 1.0, "b": 2.0}, True),  # "at least 2": 2 of 2 as well
+        ({"a": 1.0}, False),
+        ({}, False),
+    ],
+)
+def test_trio_fail_at_least_two_below_three(means, expected):
+    assert trio_fail(means, judges=2, below=3.0) is expected
+
+
+def test_the_trio_fail_rule_is_whole_or_absent():
+    assert Ensemble(fail_judges=2, fail_below=3.0).fail_judges == 2
+    with pytest.raises(ValidationError, match="fail_judges and fail_below go together"):
+        Ensemble(fail_judges=2)
+    with pytest.raises(ValidationError, match="fail_judges and fail_below go together"):
+        Ensemble(fail_below=3.0)
+
+
+@pytest.mark.parametrize(
     ("mean", "band"),
     [
         (5.0, "PASS_STRONG"),
@@ -109,6 +134,7 @@ def test_bands_are_data_in_the_knowledge_work_rubric(kw):
     assert kw.policy.bands is not None and kw.policy.bands.floors == BANDS
     e = kw.policy.ensemble
     assert (e.strict_pass_judges, e.strict_pass_mean, e.critical_fail_below) == (2, 3.5, 2.0)
+    assert (e.fail_judges, e.fail_below) == (2, 3.0)
 
 
 def test_ensemble_mean_mean_and_median():
@@ -145,7 +171,7 @@ def test_gate_flags_critical_fail_even_when_the_mean_passes(kw):
     assert judge_means(dims) == {"a": 1.5, "b": 1.5, "c": 5.0}
     assert r.mean == 3.0
     assert r.verdict is Verdict.FAIL
-    assert [x.split(":")[0] for x in r.reasons] == ["strict pass not met", "critical fail"]
+    assert [x.split(":")[0] for x in r.reasons] == ["strict pass not met", "critical fail", "trio fail"]
     assert r.band == "FAIL_WEAK"
 
 
@@ -164,6 +190,18 @@ def test_critical_fail_flagged_although_the_strict_pass_holds(kw):
     assert [x for x in r.reasons if x.startswith(("critical", "strict"))] == [
         "critical fail: a majority of judges' means are below 2 (a 1.00, b 1.00, c 5.00)"
     ]
+
+
+def test_gate_reports_a_trio_fail_that_is_not_critical(kw):
+    # Only the trio FAIL rule set: judge means 2.5, 2.0, 5.0 -> two below 3.0, none of two below 2.0.
+    ensemble = Ensemble(fail_judges=2, fail_below=3.0, critical_fail_below=2.0)
+    rubric = kw.model_copy(
+        update={"policy": kw.policy.model_copy(update={"min_mean": None, "ensemble": ensemble})}
+    )
+    dims = trio(rubric, {"a": [3, 2, 3, 2, 3, 2], "b": [2] * 6, "c": [5] * 6})
+    r = decide("item.yml", dims, rubric)
+    assert r.reasons == ("trio fail: at least 2 judges' means are below 3 (a 2.50, b 2.00, c 5.00)",)
+    assert r.verdict is Verdict.FAIL
 
 
 def test_single_judge_does_not_apply_ensemble_rules(kw):
