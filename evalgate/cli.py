@@ -55,8 +55,10 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         "--three-dot", action="store_true", help="diff from the merge base (as a pull request)"
     )
 
-    schema = sub.add_parser("schema", help="print the JSON schema of a rubric file or of .evalgate.yml")
-    schema.add_argument("which", choices=("rubric", "config"))
+    schema = sub.add_parser(
+        "schema", help="print the JSON schema of a rubric file, .evalgate.yml, or a pilot's outputs"
+    )
+    schema.add_argument("which", choices=("rubric", "config", "pilot-record", "pilot-summary"))
 
     for name, (module, help_text) in MODULE_COMMANDS.items():
         if for_command is None or for_command == name:
@@ -161,7 +163,12 @@ def cmd_changed(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    schema = rubric_json_schema() if args.which == "rubric" else config_json_schema()
+    if args.which.startswith("pilot-"):
+        from evalgate.validity.pilot_schema import SCHEMAS
+
+        schema = SCHEMAS[args.which]()
+    else:
+        schema = rubric_json_schema() if args.which == "rubric" else config_json_schema()
     sys.stdout.write(json.dumps(schema, indent=2) + "\n")
     return EXIT_PASS
 

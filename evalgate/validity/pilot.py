@@ -3,11 +3,14 @@
 Each task is a knowledge-work item without its response (persona, scenario, question, materials);
 each cell's candidate response to it is a file. Every (task, cell) is judged by every judge (a trio)
 on the rubric's six dimensions, seeing only the named input parts: never the model, the
-configuration or the cell. The run writes one JSONL record per (task, cell) and `pilot-summary.json`:
-per-task trio means per cell, the hypotheses' deltas (B-A, D-C, D-A by default) with their
-directional passes, critical failures, and the verdict — PASS when every hypothesis has the right
-sign (and reaches its minimum delta, where it asks for one) in at least `min_tasks` tasks and no
-(task, cell) is a critical failure.
+configuration or the cell. The run writes `pilot.jsonl` (one record per task x cell) and
+`pilot-summary.json` in the trio protocol's shape (`pilot_records`, `pilot_summary`; their JSON
+schemas are `evalgate schema pilot-record|pilot-summary`).
+
+A run that cannot judge everything still writes every record it could: a missing response or task
+file, or an errored judge, leaves `null` where a value is unknown, says why in the record's
+`evalgate` object and in the summary's reasons, and fails the pilot. Exit 2 is kept for a config
+that cannot run at all.
 """
 
 from __future__ import annotations
@@ -17,145 +20,127 @@ import hashlib
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalgate.judging.backends import Backend, UnknownBackendError, make_backend
-from evalgate.judging.ensemble import critical_fail, strict_pass
 from evalgate.judging.family import generator_warnings
-from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
-from evalgate.results import Status
+from evalgate.judging.judge import JudgeJob, judge_many
 from evalgate.rubric import Rubric, RubricError, load_rubric
+from evalgate.validity.pilot_config import (
+    Cell,
+    PilotConfig,
+    PilotError,
+    Task,
+    judge_labels,
+    judge_refs,
+    load_pilot_config,
+)
+from evalgate.validity.pilot_records import (
+    CellOutcome,
+    JudgeVerdict,
+    build_record,
+    trio_of,
+    verdict_from,
+)
+from evalgate.validity.pilot_summary import RunWindow, summarise
 from evalgate.yamlsafe import safe_load
 
+__all__ = ["PilotError", "load_pilot_config", "register", "run_pilot"]
+
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-METRIC_KEYS = ("latency_ms", "tokens_in", "tokens_out", "cost_usd")
-
-
-class PilotError(Exception):
-    """A pilot configuration or one of its files is unusable; the message names the file."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Cell(_Strict):
-    """One arm of the experiment: a model under a configuration."""
-
-    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    model: str
-    configuration: str
-
-
-class Task(_Strict):
-    """One task: a YAML item with the rubric's parts except the response."""
-
-    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    item: str  # path, relative to the config file
-
-
-class Hypothesis(_Strict):
-    """`higher` is expected to beat `lower`: trio mean delta > 0, and >= min_delta when given."""
-
-    id: str
-    higher: str
-    lower: str
-    min_delta: float | None = None
-
-
-DEFAULT_HYPOTHESES = (
-    Hypothesis(id="B-A", higher="B", lower="A", min_delta=0.30),
-    Hypothesis(id="D-C", higher="D", lower="C", min_delta=0.30),
-    Hypothesis(id="D-A", higher="D", lower="A"),
-)
-
-
-class PilotConfig(_Strict):
-    """The pilot's shape; file paths are relative to the config file."""
-
-    rubric: str = "knowledge-work"
-    judges: tuple[str, ...] = ()
-    seed: int = 0
-    jobs: int = 4
-    tasks: tuple[Task, ...] = Field(min_length=1)
-    cells: tuple[Cell, ...] = Field(min_length=2)
-    responses: str = "responses/{task_id}/{cell_id}.md"
-    metrics: str | None = "responses/{task_id}/{cell_id}.json"  # optional per-file latency/tokens/cost
-    hypotheses: tuple[Hypothesis, ...] = DEFAULT_HYPOTHESES
-    min_tasks: int = 2  # a hypothesis passes when its direction is right in at least this many tasks
-    output: str = "pilot-out"
-    manifest_anchor: str | None = None  # default: sha256 over the config and every response
+METRIC_TYPES: dict[str, type] = {"latency_ms": int, "tokens_in": int, "tokens_out": int, "cost_usd": float}
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One (task, cell): the item the judges see and the response's own accounting."""
+    """One (task, cell): the item the judges see (None when it cannot be judged) and its accounting."""
 
     task: Task
     cell: Cell
-    item_text: str  # YAML of the task's parts plus the response: the judges see only the parts
-    response: str
+    item_text: str | None  # YAML of the task's parts plus the response: the judges see only the parts
+    response: str | None
     metrics: dict[str, Any]
+    missing: tuple[str, ...]
+    notes: tuple[str, ...]
 
 
-def load_pilot_config(path: Path) -> PilotConfig:
-    """Load and validate a pilot config (PilotError with the file and key on any problem)."""
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """(text, None) or (None, why it could not be read)."""
     try:
-        raw = safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise PilotError(f"{path}: cannot load pilot config: {exc}") from None
-    try:
-        config = PilotConfig.model_validate(raw if isinstance(raw, dict) else {})
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise PilotError(f"{path}: invalid pilot config: {problems}") from None
-    cell_ids = {c.id for c in config.cells}
-    for h in config.hypotheses:
-        if not {h.higher, h.lower} <= cell_ids:
-            raise PilotError(
-                f"{path}: hypothesis {h.id} names a cell not in cells ({', '.join(sorted(cell_ids))})"
-            )
-    return config
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8"), None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PilotError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        return None, f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"
+
+
+def _task_item(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    text, why = _read(path)
+    if text is None:
+        return None, f"task item {why}"
+    try:
+        item = safe_load(text)
+    except yaml.YAMLError as exc:
+        return None, f"task item {path}: not valid YAML: {exc}"
+    if not isinstance(item, dict):
+        return None, f"task item {path}: must be a YAML mapping"
+    return item, None
+
+
+def _metrics(path: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """The candidate's latency, tokens and cost from its optional JSON file; a bad value is null."""
+    if path is None or not path.is_file():
+        return {}, []
+    text, why = _read(path)
+    try:
+        loaded = json.loads(text) if text is not None else None
+    except json.JSONDecodeError as exc:
+        why = f"{path}: not valid JSON: {exc}"
+        loaded = None
+    if not isinstance(loaded, dict):
+        return {}, [f"metrics {why or f'{path}: must be a JSON object'}"]
+    metrics, notes = {}, []
+    for key, kind in METRIC_TYPES.items():
+        value = loaded.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            notes.append(f"metrics {path}: {key} is not a number ({value!r}); recorded as null")
+            continue
+        metrics[key] = round(value) if kind is int else float(value)
+    return metrics, notes
 
 
 def load_candidates(config: PilotConfig, base: Path) -> list[Candidate]:
-    """Every (task, cell) with its response file read; PilotError names a missing file."""
+    """Every (task, cell) in config order; what cannot be read is named in `missing`."""
     out = []
     for task in config.tasks:
-        item = safe_load(_read(base / task.item))
-        if not isinstance(item, dict):
-            raise PilotError(f"{base / task.item}: a task item must be a YAML mapping")
+        item, item_problem = _task_item(base / task.item)
         for cell in config.cells:
             where = {"task_id": task.id, "cell_id": cell.id}
-            response = _read(base / config.responses.format(**where))
-            metrics: dict[str, Any] = {}
+            response, response_problem = _read(base / config.responses.format(**where))
             metrics_path = base / config.metrics.format(**where) if config.metrics else None
-            if metrics_path is not None and metrics_path.is_file():
-                loaded = json.loads(_read(metrics_path))
-                metrics = {k: loaded.get(k) for k in METRIC_KEYS} if isinstance(loaded, dict) else {}
-            text = yaml.safe_dump({**item, "response": response}, sort_keys=False, allow_unicode=True)
-            out.append(Candidate(task, cell, text, response, metrics))
+            metrics, notes = _metrics(metrics_path)
+            missing = tuple(
+                p for p in (item_problem, response_problem and f"response {response_problem}") if p
+            )
+            text = None
+            if not missing and item is not None:
+                text = yaml.safe_dump({**item, "response": response}, sort_keys=False, allow_unicode=True)
+            out.append(Candidate(task, cell, text, response, metrics, missing, tuple(notes)))
     return out
 
 
 def manifest_anchor(config_text: str, candidates: list[Candidate]) -> str:
-    """A content hash over the config and every candidate response, in order."""
+    """A content hash over the config and every candidate response, in order (a missing one as such)."""
     digest = hashlib.sha256(config_text.encode())
     for c in candidates:
-        digest.update(f"\0{c.task.id}\0{c.cell.id}\0{c.response}".encode())
+        response = "\0missing" if c.response is None else c.response
+        digest.update(f"\0{c.task.id}\0{c.cell.id}\0{response}".encode())
     return "sha256:" + digest.hexdigest()
 
 
@@ -175,143 +160,77 @@ def head_sha(directory: Path) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _judge_entry(rubric: Rubric, outcome: JudgeOutcome, label: str, pass_mean: float) -> dict[str, Any]:
-    scores = {d.id: d.score for d in outcome.dimensions}
-    errors = [d.error for d in outcome.dimensions if d.status is not Status.SCORED]
-    complete = not errors and all(v is not None for v in scores.values())
-    mean = fmean(v for v in scores.values() if v is not None) if complete else None
-    rationale = next((d.reasoning for d in outcome.dimensions if d.reasoning), None)
-    return {
-        "judge": label,
-        "scores": scores,
-        "rationale": rationale,
-        "mean": None if mean is None else round(mean, 4),
-        "verdict": None if mean is None else ("PASS" if mean >= pass_mean else "FAIL"),
-        "error": "; ".join(sorted({e for e in errors if e})) or None,
-    }
+def utc_now() -> str:
+    """Now, UTC, ISO 8601 to the second (`2026-04-26T09:00:00Z`)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build_record(
-    rubric: Rubric, candidate: Candidate, judges: list[dict[str, Any]], anchor: str, sha: str | None
-) -> dict[str, Any]:
-    """One JSONL record for one (task, cell) from its judges' entries."""
-    ensemble = rubric.policy.ensemble
-    means = {j["judge"]: j["mean"] for j in judges if j["mean"] is not None}
-    heard = len(means) >= max(ensemble.quorum, 1) and not (
-        ensemble.on_judge_error == "fail" and len(means) < len(judges)
-    )
-    pass_n = ensemble.strict_pass_judges or (len(judges) // 2 + 1)
-    pass_mean = ensemble.strict_pass_mean if ensemble.strict_pass_mean is not None else 3.5
-    below = ensemble.critical_fail_below if ensemble.critical_fail_below is not None else 2.0
-    return {
-        "task_id": candidate.task.id,
-        "cell_id": candidate.cell.id,
-        "model": candidate.cell.model,
-        "configuration": candidate.cell.configuration,
-        "candidate_response": candidate.response,
-        **{f"candidate_{k}": candidate.metrics.get(k) for k in METRIC_KEYS},
-        "judges": judges,
-        "trio_mean": round(fmean(means.values()), 4) if heard else None,
-        "trio_strict_pass": strict_pass(means, judges=pass_n, at_least=pass_mean) if heard else False,
-        "trio_critical_fail": critical_fail(means, below=below) if heard else False,
-        "manifest_anchor": anchor,
-        "head_sha": sha,
-        "rubric": {"id": rubric.id, "version": rubric.version},
-    }
-
-
-def summarise(config: PilotConfig, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """pilot-summary.json from the records: cell means per task, hypotheses, counts, verdict."""
-    table: dict[str, dict[str, float | None]] = {t.id: {} for t in config.tasks}
-    for r in records:
-        table[r["task_id"]][r["cell_id"]] = r["trio_mean"]
-    reasons: list[str] = []
-    hypotheses = []
-    for h in config.hypotheses:
-        per_task = {}
-        for task_id, cells in table.items():
-            hi, lo = cells.get(h.higher), cells.get(h.lower)
-            delta = None if hi is None or lo is None else round(hi - lo, 4)
-            ok = delta is not None and delta > 0 and (h.min_delta is None or delta >= h.min_delta - 1e-9)
-            per_task[task_id] = {"delta": delta, "pass": ok}
-        right = sum(1 for v in per_task.values() if v["pass"])
-        passed = right >= config.min_tasks
-        if not passed:
-            needs = f"needs {config.min_tasks}"
-            reasons.append(
-                f"hypothesis {h.id}: direction right in {right} of {len(per_task)} tasks ({needs})"
-            )
-        hypotheses.append(
-            {
-                "id": h.id,
-                "delta": f"{h.higher}-{h.lower}",
-                "min_delta": h.min_delta,
-                "per_task": per_task,
-                "tasks_passing": right,
-                "pass": passed,
-            }
-        )
-    critical = [
-        {"task_id": r["task_id"], "cell_id": r["cell_id"]} for r in records if r["trio_critical_fail"]
-    ]
-    if critical:
-        reasons.append(f"{len(critical)} critical failure(s)")
-    unjudged = [f"{r['task_id']}/{r['cell_id']}" for r in records if r["trio_mean"] is None]
-    if unjudged:
-        reasons.append(f"not judged by a quorum: {', '.join(unjudged)}")
-    judge_entries = [j for r in records for j in r["judges"]]
-    return {
-        "tasks": table,
-        "hypotheses": hypotheses,
-        "counts": {
-            "tasks": len(config.tasks),
-            "cells": len(config.cells),
-            "records": len(records),
-            "judgements": len(judge_entries),
-            "judge_errors": sum(1 for j in judge_entries if j["error"]),
-            "strict_passes": sum(1 for r in records if r["trio_strict_pass"]),
-        },
-        "critical_failures": critical,
-        "verdict": "FAIL" if reasons else "PASS",
-        "reasons": reasons,
-    }
+def _unjudged(rubric: Rubric, label: str, backend: Backend) -> JudgeVerdict:
+    scores: dict[str, int | None] = {d.id: None for d in rubric.judged}
+    return JudgeVerdict(label, f"{backend.name}:{backend.model}", scores, None, None, called=False)
 
 
 def run_pilot(
-    config: PilotConfig, base: Path, judges: list[Backend], *, config_text: str = ""
+    config: PilotConfig,
+    base: Path,
+    judges: list[tuple[str, Backend]],
+    *,
+    config_text: str = "",
+    pilot_id: str = "pilot",
+    clock: Callable[[], str] = utc_now,
 ) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
-    """Judge every (task, cell) with every judge: (records, summary, warnings)."""
+    """Judge every readable (task, cell) with every (label, judge): (records, summary, warnings)."""
+    start = clock()
     rubric = load_rubric(config.rubric)
     candidates = load_candidates(config, base)
-    jobs = [JudgeJob(c.item_text, rubric, j, config.seed) for c in candidates for j in judges]
-    outcomes = judge_many(jobs, max_workers=config.jobs)
+    judged = [c for c in candidates if c.item_text is not None]
+    jobs = [JudgeJob(c.item_text or "", rubric, b, config.seed) for c in judged for _, b in judges]
+    results = iter(judge_many(jobs, max_workers=config.jobs))
     anchor = config.manifest_anchor or manifest_anchor(config_text, candidates)
     sha = head_sha(base)
-    pass_mean = rubric.policy.ensemble.strict_pass_mean or 3.5
-    labels = [judge_label(j) for j in judges]
-    records = []
-    for i, candidate in enumerate(candidates):
-        mine = outcomes[i * len(judges) : (i + 1) * len(judges)]
-        entries = [_judge_entry(rubric, o, label, pass_mean) for o, label in zip(mine, labels, strict=True)]
-        records.append(build_record(rubric, candidate, entries, anchor, sha))
-    warnings = sorted(
-        {
-            w
-            for c in config.cells
-            for w in generator_warnings(c.model, zip(labels, [j.model for j in judges], strict=True))
-        }
-    )
-    return records, summarise(config, records), warnings
+    records, outcomes = [], []
+    for c in candidates:
+        if c.item_text is None:
+            verdicts = tuple(_unjudged(rubric, label, b) for label, b in judges)
+        else:
+            verdicts = tuple(verdict_from(rubric, label, next(results)) for label, _ in judges)
+        outcome = CellOutcome(
+            c.task.id,
+            c.cell.id,
+            c.cell.model,
+            c.cell.configuration,
+            c.response,
+            c.metrics,
+            verdicts,
+            c.missing,
+            c.notes,
+        )
+        trio = trio_of(rubric, outcome)
+        outcomes.append((outcome, trio))
+        records.append(build_record(rubric, outcome, trio, anchor, sha))
+    window = RunWindow(start=start, end=clock(), anchor=anchor)
+    summary = summarise(config, rubric, outcomes, window, pilot_id=pilot_id)
+    named = [(label, b.model) for label, b in judges]
+    warnings = sorted({w for cell in config.cells for w in generator_warnings(cell.model, named)})
+    return records, summary, warnings
 
 
 def write_outputs(directory: Path, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
-    """`pilot.jsonl` (one record per task x cell) and `pilot-summary.json` in `directory`."""
+    """`pilot.jsonl` (one record per task x cell) and `pilot-summary.json`, keys in protocol order."""
     directory.mkdir(parents=True, exist_ok=True)
-    lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     (directory / "pilot.jsonl").write_text(lines, encoding="utf-8")
-    (directory / "pilot-summary.json").write_text(
-        json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    (directory / "pilot-summary.json").write_text(text, encoding="utf-8")
+
+
+def _judges(config: PilotConfig, args: argparse.Namespace, path: Path) -> list[tuple[str, Backend]]:
+    refs = judge_refs(config, args.judge)
+    if not refs:
+        raise PilotError(f"{path}: judges: none: list them under `judges:` or give --judge")
+    backends = [make_backend(r.spec, timeout=args.judge_timeout) for r in refs]
+    labels = judge_labels(refs, [b.model for b in backends], path)
+    return list(zip(labels, backends, strict=True))
 
 
 def cmd_pilot(args: argparse.Namespace) -> int:
@@ -319,22 +238,27 @@ def cmd_pilot(args: argparse.Namespace) -> int:
     path = Path(args.config)
     try:
         config = load_pilot_config(path)
-        specs = list(args.judge or config.judges)
-        if not specs:
-            raise PilotError(f"{path}: no judges: list them under `judges:` or give --judge")
-        judges = [make_backend(s, timeout=args.judge_timeout) for s in specs]
-        records, summary, warnings = run_pilot(config, path.parent, judges, config_text=_read(path))
-    except (PilotError, RubricError, UnknownBackendError, ValueError) as exc:
+        try:  # an unknown or invalid rubric is a config error, found before any judge is called
+            load_rubric(config.rubric)
+        except RubricError as exc:
+            raise PilotError(f"{path}: rubric: {exc}") from None
+        judges = _judges(config, args, path)
+    except (PilotError, UnknownBackendError, ValueError) as exc:
         print(f"evalgate pilot: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    config_text, _ = _read(path)
+    records, summary, warnings = run_pilot(
+        config, path.parent, judges, config_text=config_text or "", pilot_id=config.pilot_id or path.stem
+    )
     out_dir = Path(args.output) if args.output else path.parent / config.output
     write_outputs(out_dir, records, summary)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    print(f"pilot {summary['verdict']}: {len(records)} records in {out_dir / 'pilot.jsonl'}")
-    for reason in summary["reasons"]:
+    verdict = summary["aggregate"]["pilot_verdict"]
+    print(f"pilot {verdict}: {len(records)} records in {out_dir / 'pilot.jsonl'}")
+    for reason in summary["evalgate"]["reasons"]:
         print(f"  {reason}")
-    return EXIT_PASS if summary["verdict"] == "PASS" else EXIT_FAIL
+    return EXIT_PASS if verdict == "PASS" else EXIT_FAIL
 
 
 def register(subparsers: Any, help_text: str) -> None:

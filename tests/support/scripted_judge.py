@@ -2,7 +2,8 @@
 
 SPEC: {"scores": {dimension: score}, "default": 3, "reasoning": {dimension: text},
        "evidence": {dimension: quote}, "by_text": [[substring, {dimension: score} | score]],
-       "prefer": "1" | "2" | "tie", "prefer_containing": substring, "fail": true, "log": path}
+       "prefer": "1" | "2" | "tie", "prefer_containing": substring, "fail": true,
+       "fail_when": substring, "log": path}
 Rubric replies list every dimension id the prompt's reply format names; a `by_text` entry whose
 substring is in the prompt overrides the scores. Pairwise prompts (they hold `## Response 2`) get
 {"preferred": ...}: `prefer` as given, or the response that contains `prefer_containing`.
@@ -22,7 +23,7 @@ def main() -> int:
     if spec.get("log"):  # keep every prompt, so a test can assert what the judge saw
         with open(spec["log"], "a", encoding="utf-8") as log:
             log.write(prompt + "\n\0\n")
-    if spec.get("fail"):
+    if spec.get("fail") or (spec.get("fail_when") and spec["fail_when"] in prompt):
         print("scripted failure", file=sys.stderr)
         return 3
     if "## Response 2" in prompt:
