@@ -36,7 +36,7 @@ class JudgeVerdict:
     rationale: str | None
     error: str | None
     called: bool = True
-    latency_ms: float | None = None
+    latency_ms: int | None = None
     cost_usd: float | None = None
 
     @property
@@ -182,6 +182,6 @@ def verdict_from(rubric: Rubric, label: str, outcome: JudgeOutcome) -> JudgeVerd
         scores=scores,
         rationale=rationale,
         error=error,
-        latency_ms=call.latency_ms,
+        latency_ms=round(call.latency_ms),
         cost_usd=call.cost_usd,
     )

@@ -52,7 +52,7 @@ def _evalgate_record_object() -> dict[str, Any]:
             "backend": _STR,
             "called": {"type": "boolean"},
             "error": {"type": ["string", "null"]},
-            "latency_ms": _NUM_OR_NULL,
+            "latency_ms": _INT_OR_NULL,
             "cost_usd": _NUM_OR_NULL,
         }
     )

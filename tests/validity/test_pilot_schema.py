@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -62,3 +63,15 @@ def test_the_record_schema_holds_the_protocol_shape():
     assert _errors(RECORD | {"judge_gpt": judge() | {"overall_verdict": "PASS"}})  # bands only
     assert _errors(RECORD | {"judge_gpt": judge(6)})  # off the scale
     assert _errors(RECORD | {"candidate_latency_ms": 1.5})  # the protocol's int
+
+
+def test_the_record_and_summary_shown_in_the_docs_hold_to_the_schemas():
+    docs = (PUBLISHED.parents[1] / "docs" / "ensembles.md").read_text(encoding="utf-8")
+    pilot_section = docs[docs.index("## `evalgate pilot") :]
+    record, summary = (json.loads(b) for b in re.findall(r"```json\n(.*?)```", pilot_section, re.DOTALL)[:2])
+    for which, shown in (("pilot-record", record), ("pilot-summary", summary)):
+        jsonschema.validate(
+            shown, json.loads((PUBLISHED / f"{which}.schema.json").read_text(encoding="utf-8"))
+        )
+    assert (record["trio_mean"], record["trio_fail"], record["trio_critical_fail"]) == (2.8333, True, False)
+    assert summary["aggregate"]["pilot_verdict"] == "FAIL"
