@@ -49,9 +49,10 @@ def _policy_changes(report: Report) -> list[str]:
     """A pull request's changes to the policy, shown above the results they did not decide."""
     if not report.policy_changes:
         return []
-    lines = ["", "### Policy changes in this pull request (not applied)", ""]
-    lines.append("This run applied the base commit's policy; these changes take effect after merge:")
-    return lines + [""] + [f"- {markdown_text(change)}" for change in report.policy_changes]
+    # a quote block, so the results table below is not read as part of it
+    head = "> **Policy changes in this pull request (not applied)**: this run applied the base commit's"
+    lines = ["", head + " policy; these changes take effect after merge.", ">"]
+    return lines + [f"> - {markdown_text(change)}" for change in report.policy_changes]
 
 
 def _row(result: FileResult) -> str:
