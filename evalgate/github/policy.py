@@ -34,6 +34,7 @@ POLICY_SOURCES: tuple[PolicyFrom, ...] = ("base", "head")
 # The events whose checkout holds untrusted changes, judged against a trusted base commit.
 BASE_POLICY_EVENTS = ("pull_request", "pull_request_target", "merge_group")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_FILE_MODES = (b"100644", b"100755")  # git's modes for a regular file (a symlink is 120000)
 # Builds the run's configuration: input overrides over a configuration already loaded (or, for None,
 # over the configuration file in the checked-out tree).
 ConfigBuilder = Callable[[Config | None], Config]
@@ -125,15 +126,22 @@ class CommitFiles:
     def label(self) -> str:
         return f"base commit {self.commit[:12]}"
 
+    def _mode(self, rel: str) -> bytes | None:
+        listing = git_bytes(self.workspace, "ls-tree", "-z", "--end-of-options", self.commit, "--", rel)
+        entry = listing.split(b"\0")[0]
+        return entry.split(b" ", 1)[0] if entry else None
+
+    def has_file(self, rel: str) -> bool:
+        """Whether the commit has a file (not a directory) at workspace-relative `rel`."""
+        return self._mode(rel) in _FILE_MODES
+
     def read(self, rel: str) -> str | None:
         """The UTF-8 text of workspace-relative `rel` at the commit; None when it has no such path.
         A symlink, a directory or bytes that are not UTF-8 are a PolicyError naming the path."""
-        listing = git_bytes(self.workspace, "ls-tree", "-z", "--end-of-options", self.commit, "--", rel)
-        entry = listing.split(b"\0")[0]
-        if not entry:
+        mode = self._mode(rel)
+        if mode is None:
             return None
-        mode = entry.split(b" ", 1)[0]
-        if mode not in (b"100644", b"100755"):
+        if mode not in _FILE_MODES:
             raise PolicyError(
                 f"{rel} ({self.label}): a policy file must be a regular file (git mode {mode!r})"
             )
@@ -216,7 +224,7 @@ def _pinned(
     config = declared
     rubric = declared.rubric
     rel = repository_path(tree.workspace, rubric)
-    if rel is not None and rel != "." and is_rubric_file(rubric, lambda: tree.read(rel) is not None):
+    if rel is not None and rel != "." and is_rubric_file(rubric, lambda: tree.has_file(rel)):
         text = tree.read(rel)
         if text is None:
             if not touches(changed, rel):
