@@ -54,10 +54,9 @@ def judge_paths(spec: str, workspace: Path) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p is not None and p != "."]
 
 
-def _shadowing(script: str, changed: Iterable[str]) -> list[str]:
-    """Changed modules Python would import from a script's own directory (sys.path[0]) before the
-    standard library: `DIR/name.py` and `DIR/name/__init__.py`."""
-    folder = posixpath.dirname(script)
+def _shadowing(folder: str, changed: Iterable[str]) -> list[str]:
+    """Changed modules Python would import from `folder` (a script's own directory, or the working
+    directory for `-m` and `-c`: sys.path[0]) before the standard library: `name.py`, `name/__init__.py`."""
     found = []
     for path in changed:
         parent = posixpath.dirname(path)
@@ -68,20 +67,30 @@ def _shadowing(script: str, changed: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
+def _imports_from_workspace(spec: str) -> bool:
+    """Whether a command judge puts its working directory, the workspace, first on Python's path."""
+    name, _, arg = spec.strip().partition(":")
+    try:
+        return name == "command" and any(t in ("-m", "-c") for t in shlex.split(arg))
+    except ValueError:
+        return False
+
+
 def refuse_changed_programs(judges: Iterable[str], workspace: Path, changed: frozenset[str]) -> None:
     """Raise PolicyError when a judge would run (or replay) files the pull request added or changed."""
     for spec in judges:
+        culprits = _shadowing("", changed) if _imports_from_workspace(spec) else []
         for rel in judge_paths(spec, workspace):
-            culprits = sorted(p for p in changed if p == rel or p.startswith(rel + "/"))
+            culprits += sorted(p for p in changed if p == rel or p.startswith(rel + "/"))
             if rel.endswith(".py"):
-                culprits += _shadowing(rel, changed)
-            if culprits:
-                listed = ", ".join(dict.fromkeys(culprits))
-                raise PolicyError(
-                    f"judge {spec!r} would run or read {listed}, which this pull request adds or changes: "
-                    "a pull request's own program never judges it (policy-from: base). The change applies "
-                    "once merged; to run it before, use a judge the base commit already has"
-                )
+                culprits += _shadowing(posixpath.dirname(rel), changed)
+        if culprits:
+            listed = ", ".join(dict.fromkeys(culprits))
+            raise PolicyError(
+                f"judge {spec!r} would run or read {listed}, which this pull request adds or changes: "
+                "a pull request's own program never judges it (policy-from: base). The change applies "
+                "once merged; to run it before, use a judge the base commit already has"
+            )
 
 
 def action_cache_dir(env: Mapping[str, str]) -> Path:

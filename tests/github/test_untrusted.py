@@ -46,6 +46,8 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
         ("command:python3 tools/judge.py", {"tools/re/__init__.py"}, "tools/re/__init__.py"),
         ("command:python3 -m judges.strict", {"judges/strict.py"}, "judges/strict.py"),
         ("command:python3 -m judges.strict", {"judges.py"}, "judges.py"),
+        ("command:python3 -m judges.strict", {"json.py"}, "json.py"),  # the workspace is sys.path[0]
+        ("command:python3 -c 'import judge'", {"judge.py"}, "judge.py"),
         ("replay:recordings", {"recordings/ab/x.json"}, "recordings/ab/x.json"),
         ("command:python3", {"python3"}, "python3"),
     ],
@@ -59,7 +61,9 @@ def test_a_judge_touching_what_the_pr_changed_is_refused_naming_the_file(
 
 
 def test_judges_the_pr_does_not_touch_run(tmp_path: Path) -> None:
-    changed = frozenset({"README.md", "Research/completed/a.md", "tools/sub/helper.py", "other/json.py"})
+    changed = frozenset(
+        {"README.md", "Research/completed/a.md", "tools/sub/helper.py", "other/json.py", "x.py"}
+    )
     judges = ["command:python3 tools/judge.py", "replay:recordings", "copilot", "command:python3 -m judges"]
     refuse_changed_programs(judges, tmp_path, changed)  # nothing raised
 
