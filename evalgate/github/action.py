@@ -6,8 +6,10 @@ Order matters and is the point of this module:
    that judges and git inherit (only `copilot-token` is handed on, as COPILOT_GITHUB_TOKEN);
 2. the workspace is trusted for git (`safe.directory` through GIT_CONFIG_*, as `changes.git_env`
    does, so no global config is written);
-3. the event decides the targets (`events.targets_from_event`), evaluated by the same `run()` the
-   CLI uses, so the action's results equal `evalgate check` on the same files;
+3. the policy is read where it can be trusted: on a pull request or merge group, from the base
+   commit (`github/trusted.py`, `policy-from`); then the event decides the targets
+   (`events.targets_from_event`), evaluated by the same `run()` the CLI uses, so the action's results
+   equal `evalgate check` on the same files;
 4. the JSON results file is written before anything is posted, so it exists even when the API is down;
 5. publishing (check run or status, annotations, summary, outputs, comment) is best effort: its
    errors become warnings and never change the exit code, which is the verdict's alone.
