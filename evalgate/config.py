@@ -91,19 +91,27 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
             raise ConfigError(f"{p}: configuration file not found")
         return Config()
     try:
-        raw = safe_load(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read configuration: {exc}") from None
+    return parse_config(text, str(p))
+
+
+def parse_config(text: str, source: str) -> Config:
+    """Validate configuration YAML text (from a file, or from a commit's objects); `source` names it
+    in error messages."""
+    try:
+        raw = safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
     if raw is None:
         return Config()
     if not isinstance(raw, dict):
-        raise ConfigError(f"{p}: the configuration must be a mapping of keys to values")
+        raise ConfigError(f"{source}: the configuration must be a mapping of keys to values")
     try:
         return Config.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_format(exc, str(p))) from None
+        raise ConfigError(_format(exc, source)) from None
 
 
 def config_json_schema() -> dict[str, Any]:
@@ -139,9 +147,14 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
 
 
-def config_from_args(args: argparse.Namespace) -> Config:
-    """The configuration file, then command-line options over it."""
-    config = load_config(getattr(args, "config", None), required=getattr(args, "config", None) is not None)
+def config_from_args(args: argparse.Namespace, loaded: Config | None = None) -> Config:
+    """The configuration file (or `loaded`, a configuration already read from elsewhere, such as a
+    base commit), then command-line options over it."""
+    if loaded is None:
+        loaded = load_config(
+            getattr(args, "config", None), required=getattr(args, "config", None) is not None
+        )
+    config = loaded
     judges = None
     if getattr(args, "judge", None):
         specs = [j for j in args.judge if j.strip().lower() != "none"]

@@ -211,6 +211,8 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     agreement: dict[str, Any] = field(default_factory=dict)  # per judged dimension, with 2+ judges
     shard: str | None = None  # "i/n" when this report covers one shard of a run
+    # on a pull request judged by its base's policy: what the pull request would change in it
+    policy_changes: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -252,6 +254,8 @@ class Report:
             out["agreement"] = self.agreement
         if self.shard:
             out["shard"] = self.shard
+        if self.policy_changes:
+            out["policy_changes"] = list(self.policy_changes)
         return out
 
 

@@ -6,8 +6,10 @@ Order matters and is the point of this module:
    that judges and git inherit (only `copilot-token` is handed on, as COPILOT_GITHUB_TOKEN);
 2. the workspace is trusted for git (`safe.directory` through GIT_CONFIG_*, as `changes.git_env`
    does, so no global config is written);
-3. the event decides the targets (`events.targets_from_event`), evaluated by the same `run()` the
-   CLI uses, so the action's results equal `evalgate check` on the same files;
+3. the policy is read where it can be trusted: on a pull request or merge group, from the base
+   commit (`github/trusted.py`, `policy-from`); then the event decides the targets
+   (`events.targets_from_event`), evaluated by the same `run()` the CLI uses, so the action's results
+   equal `evalgate check` on the same files;
 4. the JSON results file is written before anything is posted, so it exists even when the API is down;
 5. publishing (check run or status, annotations, summary, outputs, comment) is best effort: its
    errors become warnings and never change the exit code, which is the verdict's alone.
@@ -20,20 +22,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
 import uuid
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from evalgate.config import DEFAULT_PATHS, Config, ConfigError, config_from_args
 from evalgate.gate import error_result
 from evalgate.github.changes import ChangeDetectionError, git_env
 from evalgate.github.comment import CommentMode
 from evalgate.github.events import load_event, targets_from_event
+from evalgate.github.policy import POLICY_SOURCES, PolicyError, PolicyFrom
 from evalgate.github.publish import context_from_env, publish
+from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import UnknownBackendError
 from evalgate.report.render import render
@@ -75,6 +80,7 @@ class ActionInputs:
     jobs: int | None
     seed: int | None
     cache_dir: str | None
+    policy_from: PolicyFrom = "base"
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -101,6 +107,11 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     if comment not in COMMENT_MODES:
         raise ActionInputError(f"input 'comment' must be one of {', '.join(COMMENT_MODES)}, got {comment!r}")
     judges = [line.strip() for line in action_input(env, "judges").splitlines() if line.strip()]
+    policy_from = action_input(env, "policy-from") or "base"
+    if policy_from not in POLICY_SOURCES:
+        raise ActionInputError(
+            f"input 'policy-from' must be one of {', '.join(POLICY_SOURCES)}, got {policy_from!r}"
+        )
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -116,6 +127,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         jobs=_integer(env, "jobs"),
         seed=_integer(env, "seed"),
         cache_dir=action_input(env, "cache-dir") or None,
+        policy_from=policy_from,  # type: ignore[arg-type]  # checked against POLICY_SOURCES above
     )
 
 
@@ -139,8 +151,9 @@ def trust_workspace(env: MutableMapping[str, str], workspace: Path) -> None:
             env[key] = value
 
 
-def build_config(inputs: ActionInputs) -> Config:
-    """The configuration file (or `.evalgate.yml`) with the inputs over it, exactly as the CLI does."""
+def build_config(inputs: ActionInputs, loaded: Config | None = None) -> Config:
+    """The configuration file (or `.evalgate.yml`; or `loaded`, the base commit's) with the inputs
+    over it, exactly as the CLI does."""
     options = argparse.Namespace(
         config=inputs.config,
         rubric=inputs.rubric,
@@ -149,7 +162,7 @@ def build_config(inputs: ActionInputs) -> Config:
         jobs=inputs.jobs,
         cache_dir=inputs.cache_dir,
     )
-    config = config_from_args(options)
+    config = config_from_args(options, loaded)
     return config.with_overrides(paths=inputs.paths) if inputs.paths else config
 
 
@@ -160,15 +173,20 @@ def evaluate(
     report on (the PR head, not the merge commit)."""
     from evalgate.run import run
 
-    event_path = env.get("GITHUB_EVENT_PATH")
-    if not event_path:
-        raise ActionInputError("GITHUB_EVENT_PATH is not set: the action must run inside a GitHub workflow")
-    event_name, payload = load_event(Path(event_path), env.get("GITHUB_EVENT_NAME") or None)
+    event_name, payload = read_event(env)
     targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
     report = run(config, list(targets.paths), base=workspace)
     rejected = tuple(error_result(path, f"refused: {path!r} {reason}") for path, reason in targets.rejected)
     report = replace(report, results=rejected + report.results, notes=targets.notes + report.notes)
     return report, targets.pr_number, targets.report_sha
+
+
+def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
+    """The event's name and payload (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH)."""
+    event_path = env.get("GITHUB_EVENT_PATH")
+    if not event_path:
+        raise ActionInputError("GITHUB_EVENT_PATH is not set: the action must run inside a GitHub workflow")
+    return load_event(Path(event_path), env.get("GITHUB_EVENT_NAME") or None)
 
 
 def write_results(report: Report, workspace: Path, env: Mapping[str, str]) -> str | None:
@@ -235,10 +253,25 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
     os.chdir(workspace)  # .evalgate.yml, the config input and cache-dir are workspace-relative
     trust_workspace(env, workspace)
     try:
-        config = build_config(inputs)
+        # on a pull request, the base commit's policy (github/trusted.py); else the checkout's
+        event_name, payload = read_event(env)
+        build = functools.partial(build_config, inputs)
+        policy = run_policy(
+            env,
+            workspace,
+            event_name,
+            payload,
+            policy_from=inputs.policy_from,
+            config_file=inputs.config,
+            build=build,
+        )
+        config = policy.config
         report, pr_number, report_sha = evaluate(env, inputs, config, workspace)
-    except (ActionInputError, ConfigError, RubricError, UnknownBackendError, ChangeDetectionError) as exc:
+    except (
+        ActionInputError, ConfigError, RubricError, UnknownBackendError, ChangeDetectionError, PolicyError
+    ) as exc:  # fmt: skip
         return _fail_configuration(str(exc), env, out)
+    report = policy.apply(report, out)
 
     results_file = write_results(report, workspace, env)
     log_report(report, out)

@@ -36,12 +36,23 @@ def _header(report: Report, check_name: str) -> list[str]:
         lines += ["", f"Skipped dimensions (not evaluated, the verdict is over the rest): {skipped}"]
     if counts["unverified_evidence"]:
         lines += ["", f"Unverified judge evidence quotes: {counts['unverified_evidence']}"]
+    lines += _policy_changes(report)
     lines += [
         "",
         "| File | Verdict | Mean | Failing dimensions | Skipped |",
         "| --- | --- | --- | --- | --- |",
     ]
     return lines
+
+
+def _policy_changes(report: Report) -> list[str]:
+    """A pull request's changes to the policy, shown above the results they did not decide."""
+    if not report.policy_changes:
+        return []
+    # a quote block, so the results table below is not read as part of it
+    head = "> **Policy changes in this pull request (not applied)**: this run applied the base commit's"
+    lines = ["", head + " policy; these changes take effect after merge.", ">"]
+    return lines + [f"> - {markdown_text(change)}" for change in report.policy_changes]
 
 
 def _row(result: FileResult) -> str:

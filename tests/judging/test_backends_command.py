@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -76,3 +79,37 @@ def test_empty_or_unbalanced_spec_is_rejected() -> None:
         CommandBackend("  ")
     with pytest.raises(ValueError, match="cannot split"):
         CommandBackend("judge 'unclosed")
+
+
+def test_the_judge_gets_the_environment_less_runner_inputs_tokens_and_service_variables() -> None:
+    # what the Copilot backend keeps out, kept out of any command judge too: the workflow's inputs
+    # (INPUT_GITHUB-TOKEN among them), the runner's ACTIONS_* service tokens and URLs, the job token
+    environ = {
+        "PATH": os.environ["PATH"],
+        "INPUT_GITHUB-TOKEN": "ghs_job",
+        "INPUT_JUDGES": "command:x",
+        "ACTIONS_RUNTIME_TOKEN": "runtime",
+        "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.invalid",
+        "GITHUB_TOKEN": "ghs_job",
+        "GH_TOKEN": "ghs_job",
+        "COPILOT_GITHUB_TOKEN": "judging-credential",
+        "OPENAI_API_KEY": "sk-judge",
+        "GITHUB_REPOSITORY": "octo/repo",
+    }
+    dump = "import json, os, sys; sys.stdin.read(); print(json.dumps(sorted(os.environ)))"
+    reply = CommandBackend(shlex.join([sys.executable, "-c", dump]), environ=environ).complete("p")
+    seen = set(json.loads(reply.text))
+    assert not {k for k in seen if k.startswith(("INPUT_", "ACTIONS_")) or k in ("GITHUB_TOKEN", "GH_TOKEN")}
+    assert {"PATH", "COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "GITHUB_REPOSITORY"} <= seen
+
+
+def test_without_an_environment_given_the_process_environment_is_scrubbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INPUT_COPILOT-TOKEN", "secret")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "runtime")
+    monkeypatch.setenv("EVALGATE_TEST_KEPT", "1")
+    dump = "import json, os, sys; sys.stdin.read(); print(json.dumps(sorted(os.environ)))"
+    seen = set(json.loads(CommandBackend(shlex.join([sys.executable, "-c", dump])).complete("p").text))
+    assert "EVALGATE_TEST_KEPT" in seen
+    assert "INPUT_COPILOT-TOKEN" not in seen and "ACTIONS_RUNTIME_TOKEN" not in seen

@@ -1,16 +1,36 @@
 """The `command:CMD` backend: any executable as a judge — prompt on stdin, reply on stdout.
 
 The command line is split with shlex and run without a shell, so `;`, `|` or `$(...)` in a spec are
-literal arguments, never shell syntax.
+literal arguments, never shell syntax. It runs with the environment less what the Copilot backend
+also keeps out (`INPUT_*`, `ACTIONS_*`, GITHUB_TOKEN, GH_TOKEN): in the action those hold the
+workflow's inputs, the runner's service tokens and the job token, and a judge needs none of them.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Mapping
 
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.process import ProcessTimeout, run_process, tail
 from evalgate.results import Reply
+
+# Never handed to a judge program: the runner's own variables and the credentials a workflow holds
+# (the same ones the copilot backend keeps out; a judge's own credential, COPILOT_GITHUB_TOKEN or an
+# API key, is passed on).
+SCRUBBED_PREFIXES = ("INPUT_", "ACTIONS_")
+SCRUBBED_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
+
+
+def command_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a command judge runs with: `environ` less the runner's inputs, its `ACTIONS_*`
+    service tokens and URLs, and the workflow's GitHub token."""
+    return {
+        k: v
+        for k, v in environ.items()
+        if k not in SCRUBBED_VARIABLES and not k.upper().startswith(SCRUBBED_PREFIXES)
+    }
 
 
 class CommandBackend:
@@ -18,7 +38,14 @@ class CommandBackend:
 
     name = "command"
 
-    def __init__(self, command: str, *, timeout: float = 300.0, model: str | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = 300.0,
+        model: str | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as error:
@@ -28,12 +55,14 @@ class CommandBackend:
         self.command = command
         self.model = model or self.argv[0]
         self.timeout = timeout
+        self.environ = environ  # None: the process environment at each call
 
     def complete(self, prompt: str) -> Reply:
         """Run the command with the prompt on stdin; its stdout (UTF-8) is the reply."""
         label = f"command:{self.command}"
         try:
-            result = run_process(self.argv, prompt.encode(), timeout=self.timeout)
+            env = command_environment(os.environ if self.environ is None else self.environ)
+            result = run_process(self.argv, prompt.encode(), timeout=self.timeout, env=env)
         except ProcessTimeout as error:
             raise BackendError(f"{label}: {error}") from None
         except OSError as error:

@@ -38,7 +38,7 @@ def _openai(arg: str, s: BackendSettings) -> Backend:
 
 
 def _command(arg: str, s: BackendSettings) -> Backend:
-    return CommandBackend(arg, timeout=s.timeout)
+    return CommandBackend(arg, timeout=s.timeout, environ=s.environ)
 
 
 def _replay(arg: str, s: BackendSettings) -> Backend:

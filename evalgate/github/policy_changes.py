@@ -1,0 +1,164 @@
+"""What a pull request would change in the policy: reported (summary, check run, comment, a warning
+annotation on each changed policy file), never applied. The changes take effect after merge.
+
+The comparison is between the base commit's policy (what the run applied) and the checked-out tree's
+(what would apply once merged): the configuration's keys (judges listed as added and removed), the
+rubric's identity and version, and, when the rubric differs, its gate policy and dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalgate.config import Config
+from evalgate.github.policy import TrustedPolicy, is_rubric_file, repository_path, touches
+from evalgate.github.untrusted import judge_paths
+from evalgate.rubric import Rubric, RubricError, load_rubric
+
+MAX_LISTED = 20  # policy keys listed per rubric; a rewritten rubric does not need a line per anchor
+
+
+@dataclass(frozen=True)
+class PolicyChanges:
+    """The report lines (plain text, escaped where rendered) and the policy files the PR changes."""
+
+    lines: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    introduced: str | None = None  # the configuration file a first adoption adds
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(str(v) for v in value) + "]" if value else "[]"
+    return "(none)" if value is None else str(value)
+
+
+def policy_files(config: Config, workspace: Path, config_file: str) -> set[str]:
+    """The workspace-relative files a configuration reads: itself, a rubric file, judge programs."""
+    files = {config_file}
+    rel = repository_path(workspace, config.rubric)
+    if rel is not None and rel != "." and is_rubric_file(config.rubric, (workspace / rel).is_file):
+        files.add(rel)
+    for spec in config.judges:
+        files.update(judge_paths(spec, workspace))
+    return files
+
+
+def _config_lines(base: Config, head: Config) -> list[str]:
+    lines = []
+    for name, field in Config.model_fields.items():
+        key = field.alias or name
+        old, new = getattr(base, name), getattr(head, name)
+        if old == new:
+            continue
+        if name == "judges":
+            added = [j for j in new if j not in old]
+            removed = [j for j in old if j not in new]
+            if added:
+                lines.append(f"judges added: {', '.join(added)}")
+            if removed:
+                lines.append(f"judges removed: {', '.join(removed)}")
+            if not added and not removed:
+                lines.append(f"judges: {_show(old)} → {_show(new)}")
+        else:
+            lines.append(f"{key}: {_show(old)} → {_show(new)}")
+    return lines
+
+
+def _flat(data: Any, prefix: str) -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            out.update(_flat(value, f"{prefix}.{key}"))
+        return out
+    return {prefix: data}
+
+
+def _rubric_lines(base: Rubric, head: Rubric) -> list[str]:
+    if base.version == head.version:
+        return []
+    lines = [f"rubric {base.id} (version {base.version}) → {head.id} (version {head.version})"]
+    old, new = _flat(base.policy.model_dump(), "policy"), _flat(head.policy.model_dump(), "policy")
+    keys = sorted(old.keys() | new.keys())
+    lines += [
+        f"rubric {k}: {_show(old.get(k))} → {_show(new.get(k))}" for k in keys if old.get(k) != new.get(k)
+    ]
+    base_dims = {d.id: d for d in base.dimensions}
+    head_dims = {d.id: d for d in head.dimensions}
+    if added := [d for d in head_dims if d not in base_dims]:
+        lines.append(f"rubric dimensions added: {', '.join(added)}")
+    if removed := [d for d in base_dims if d not in head_dims]:
+        lines.append(f"rubric dimensions removed: {', '.join(removed)}")
+    for dim_id in base_dims.keys() & head_dims.keys():
+        if base_dims[dim_id].hard_fail != head_dims[dim_id].hard_fail:
+            lines.append(
+                f"rubric {dim_id} hard fail: {base_dims[dim_id].hard_fail} → {head_dims[dim_id].hard_fail}"
+            )
+        elif base_dims[dim_id].kind != head_dims[dim_id].kind:
+            lines.append(f"rubric {dim_id} kind: {base_dims[dim_id].kind} → {head_dims[dim_id].kind}")
+    return lines[: MAX_LISTED + 1]
+
+
+def _load(name: str) -> tuple[Rubric | None, str | None]:
+    try:
+        return load_rubric(name), None
+    except RubricError as exc:
+        return None, str(exc).splitlines()[0]
+
+
+def describe_changes(
+    policy: TrustedPolicy, workspace: Path, head_config: Callable[[], Config]
+) -> PolicyChanges:
+    """Compare the applied base policy with the checkout's; `head_config` builds the latter (and may
+    raise ConfigError, reported as a line). Nothing to say when the run did not use a base policy."""
+    if policy.base is None or policy.declared is None or policy.changed is None:
+        return PolicyChanges()
+    changed = policy.changed
+    lines: list[str] = []
+    introduced = None
+    if policy.introduced:
+        introduced = policy.config_file
+        lines.append(
+            f"the base commit has no {policy.config_file}: this run applied the built-in defaults; the "
+            "configuration this pull request adds applies after merge"
+        )
+    head: Config | None
+    try:
+        head = head_config()
+    except Exception as exc:  # any configuration error of the PR's is a finding here, not a failure
+        head, lines = None, [*lines, f"the pull request's policy does not load: {str(exc).splitlines()[0]}"]
+    files = policy_files(policy.declared, workspace, policy.config_file)
+    if head is not None:
+        files |= policy_files(head, workspace, policy.config_file)
+    changed_files = tuple(sorted(f for f in files if touches(changed, f)))
+    if changed_files:
+        lines.insert(0, f"changed policy files: {', '.join(changed_files)}")
+    if head is not None:
+        lines += _config_lines(policy.declared, head)
+        base_rubric, _ = _load(policy.config.rubric)
+        head_rubric, error = _load(head.rubric)
+        if error:
+            lines.append(f"the pull request's rubric does not load: {error}")
+        elif base_rubric is not None and head_rubric is not None:
+            lines += _rubric_lines(base_rubric, head_rubric)
+    return PolicyChanges(tuple(dict.fromkeys(lines)), changed_files, introduced)
+
+
+def changed_file_warnings(changes: PolicyChanges) -> Iterable[tuple[str, dict[str, str], str]]:
+    """(command, properties, message) for the workflow commands that mark each changed policy file."""
+    title = "evalgate policy (not applied)"
+    for path in changes.files:
+        message = (
+            f"This pull request changes {path}, part of the evalgate policy. This run applied the base "
+            "commit's policy; the change takes effect after merge."
+        )
+        yield "warning", {"file": path, "title": title}, message
+    if changes.introduced:
+        yield (
+            "notice",
+            {"title": title},
+            f"This pull request introduces {changes.introduced}; it applies after merge.",
+        )

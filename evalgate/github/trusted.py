@@ -1,0 +1,75 @@
+"""The action's policy step, in order: read the policy from where it can be trusted
+(`policy.load_policy`), refuse judges that would run the pull request's own programs
+(`untrusted.refuse_changed_programs`), describe what the pull request would change in the policy
+(`policy_changes.describe_changes`), and keep the judge cache where a pull request cannot plant
+entries (`untrusted.place_cache`). github/action.py calls `run_policy` once, before the run.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from evalgate.config import Config
+from evalgate.github.policy import ConfigBuilder, PolicyFrom, load_policy
+from evalgate.github.policy_changes import PolicyChanges, changed_file_warnings, describe_changes
+from evalgate.github.untrusted import place_cache, refuse_changed_programs
+from evalgate.github.workflow import workflow_command
+from evalgate.results import Report
+
+
+@dataclass(frozen=True)
+class RunPolicy:
+    """The configuration to run with, what the pull request would change in it, and notices."""
+
+    config: Config
+    changes: PolicyChanges = field(default_factory=PolicyChanges)
+    notices: tuple[str, ...] = ()
+
+    def apply(self, report: Report, out: TextIO) -> Report:
+        """The report with the policy section and notices, and their workflow commands on `out`
+        (a warning on each changed policy file, a notice for each note)."""
+        for command, properties, message in changed_file_warnings(self.changes):
+            out.write(workflow_command(command, message, properties) + "\n")
+        for notice in self.notices:
+            out.write(workflow_command("notice", f"evalgate: {notice}") + "\n")
+        if not (self.changes.lines or self.notices):
+            return report
+        return replace(report, policy_changes=self.changes.lines, notes=report.notes + self.notices)
+
+
+def _scratch(env: Mapping[str, str]) -> Path:
+    """A private directory outside the workspace for the base policy's files."""
+    runner_temp = env.get("RUNNER_TEMP")
+    where = runner_temp if runner_temp and Path(runner_temp).is_dir() else None
+    return Path(tempfile.mkdtemp(prefix="evalgate-policy-", dir=where))
+
+
+def run_policy(
+    env: Mapping[str, str],
+    workspace: Path,
+    event_name: str,
+    payload: dict[str, Any],
+    *,
+    policy_from: PolicyFrom,
+    config_file: str | None,
+    build: ConfigBuilder,
+) -> RunPolicy:
+    """The policy this event runs with. Raises PolicyError, ConfigError or RubricError (exit 2)."""
+    policy = load_policy(
+        workspace,
+        event_name,
+        payload,
+        policy_from=policy_from,
+        config_file=config_file,
+        build=build,
+        scratch=_scratch(env),
+    )
+    if policy.base is not None and policy.changed is not None:
+        refuse_changed_programs(policy.config.judges, workspace, policy.changed)
+    changes = describe_changes(policy, workspace, lambda: build(None))
+    config, notices = place_cache(policy.config, env=env, workspace=workspace, changed=policy.changed)
+    return RunPolicy(config, changes, notices)

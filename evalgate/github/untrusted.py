@@ -1,0 +1,126 @@
+"""What a pull request may not supply to its own gate: a program a judge runs, or the judge cache.
+
+Programs: with the base's policy, a `command:` judge comes from the base configuration or the
+workflow's inputs, but the program it names can still be a file in the checkout. When the pull request
+added or changed that file (or, for `replay:DIR`, anything under the directory; for `python -m PKG`,
+the package; for a Python script, a module beside it that would shadow an import), the judge is
+refused before anything runs: the pull request would be judging itself.
+
+Cache: judge replies are keyed by the document's bytes and the judge spec, both of which a pull
+request knows, so entries it commits would be read as the judge's answers. The action therefore
+keeps its cache outside the workspace (`RUNNER_TEMP/evalgate-cache`) unless `cache-dir` names
+another directory, and on a pull request a named directory inside the workspace is not read when git
+tracks anything in it or the pull request changes it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from evalgate.config import Config
+from evalgate.github.changes import git_bytes
+from evalgate.github.policy import PolicyError, repository_path, touches
+
+ACTION_CACHE_NAME = "evalgate-cache"
+
+
+def judge_paths(spec: str, workspace: Path) -> list[str]:
+    """Workspace-relative paths a `command:` or `replay:` judge spec runs or reads (others: none).
+
+    Every argument of a command counts (the program, a script it is handed, the value of `--opt=PATH`),
+    and so does the module of `-m MODULE` (its top-level package). Arguments that are not paths in the
+    workspace cost nothing: they only matter if the pull request changed a file by that name."""
+    name, _, arg = spec.strip().partition(":")
+    if name == "replay":
+        candidates = [arg.strip()]
+    elif name == "command":
+        try:
+            tokens = shlex.split(arg)
+        except ValueError:
+            return []  # the backend reports the broken spec itself, before anything runs
+        candidates = []
+        for before, token in zip(["", *tokens], tokens, strict=False):
+            if before == "-m":
+                top = token.split(".")[0]
+                candidates += [top, f"{top}.py"]
+            candidates.append(token.split("=", 1)[1] if token.startswith("-") and "=" in token else token)
+    else:
+        return []
+    paths = (repository_path(workspace, c) for c in candidates if c and not c.startswith("-"))
+    return [p for p in dict.fromkeys(paths) if p is not None and p != "."]
+
+
+def _shadowing(folder: str, changed: Iterable[str]) -> list[str]:
+    """Changed modules Python would import from `folder` (a script's own directory, or the working
+    directory for `-m` and `-c`: sys.path[0]) before the standard library: `name.py`, `name/__init__.py`."""
+    found = []
+    for path in changed:
+        parent = posixpath.dirname(path)
+        if (parent == folder and path.endswith(".py")) or (
+            posixpath.basename(path) == "__init__.py" and posixpath.dirname(parent) == folder
+        ):
+            found.append(path)
+    return sorted(found)
+
+
+def _imports_from_workspace(spec: str) -> bool:
+    """Whether a command judge puts its working directory, the workspace, first on Python's path."""
+    name, _, arg = spec.strip().partition(":")
+    try:
+        return name == "command" and any(t in ("-m", "-c") for t in shlex.split(arg))
+    except ValueError:
+        return False
+
+
+def refuse_changed_programs(judges: Iterable[str], workspace: Path, changed: frozenset[str]) -> None:
+    """Raise PolicyError when a judge would run (or replay) files the pull request added or changed."""
+    for spec in judges:
+        culprits = _shadowing("", changed) if _imports_from_workspace(spec) else []
+        for rel in judge_paths(spec, workspace):
+            culprits += sorted(p for p in changed if p == rel or p.startswith(rel + "/"))
+            if rel.endswith(".py"):
+                culprits += _shadowing(posixpath.dirname(rel), changed)
+        if culprits:
+            listed = ", ".join(dict.fromkeys(culprits))
+            raise PolicyError(
+                f"judge {spec!r} would run or read {listed}, which this pull request adds or changes: "
+                "a pull request's own program never judges it (policy-from: base). The change applies "
+                "once merged; to run it before, use a judge the base commit already has"
+            )
+
+
+def action_cache_dir(env: Mapping[str, str]) -> Path:
+    """The action's judge cache: outside the workspace, in the runner's temporary directory."""
+    return Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / ACTION_CACHE_NAME
+
+
+def place_cache(
+    config: Config, *, env: Mapping[str, str], workspace: Path, changed: frozenset[str] | None
+) -> tuple[Config, tuple[str, ...]]:
+    """The run's cache directory and a notice when a configured one is not used.
+
+    The default (`.evalgate-cache`) becomes `action_cache_dir`; another directory is kept, except on
+    a pull request (`changed` is not None) when it is inside the workspace and git tracks files in it
+    or the pull request changes it: then its entries could be forged, and the run caches outside."""
+    if not config.cache:
+        return config, ()
+    outside = str(action_cache_dir(env))
+    if config.cache_dir == Config().cache_dir:
+        return config.with_overrides(cache_dir=outside), ()
+    rel = repository_path(workspace, config.cache_dir)
+    if changed is None or rel is None:
+        return config, ()
+    pathspec = "." if rel == "." else rel
+    tracked = bool(git_bytes(workspace, "ls-files", "-z", "--", pathspec).strip(b"\0"))
+    if not (tracked or touches(changed, rel)):
+        return config, ()
+    why = "git tracks files in it" if tracked else "this pull request changes it"
+    notice = (
+        f"cache-dir {config.cache_dir} is not read on this pull request ({why}, so its entries could "
+        f"be forged); judge replies are cached in {outside} for this run"
+    )
+    return config.with_overrides(cache_dir=outside), (notice,)

@@ -1,0 +1,365 @@
+"""A pull request cannot weaken its own gate: the action, run as the container runs it on real git
+repositories (base, head, the merge commit checked out; shallow clones), applies the base commit's
+policy, reports the pull request's policy changes without applying them, never runs a program the pull
+request supplies, and never reads judge replies the pull request planted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.github.test_entrypoint import (
+    BROKEN_ITEM,
+    NEW_ITEM,
+    OLD_ITEM,
+    ROOT,
+    ActionRun,
+    Workspace,
+    _event,
+    _run_action,
+)
+from tests.support.github_api import FakeGitHub
+from tests.support.gitrepo import GitRepo
+
+OFFLINE_API = "http://127.0.0.1:9"  # nothing listens: publishing fails, the verdict stands
+
+# A rubric with one judged dimension and research-loop's gate: a 1 fails, a 5 passes.
+GATE_RUBRIC = """\
+id: gate
+title: Gate
+dimensions:
+  - id: quality
+    kind: judge
+    title: Quality
+    description: Is the document any good?
+    anchors: {1: bad, 5: good}
+"""
+GATED = {"policy/gate.yml": GATE_RUBRIC, ".evalgate.yml": "rubric: policy/gate.yml\n"}
+# What the pull request of issue 18 added: everything passes.
+LENIENT_RUBRIC = GATE_RUBRIC.replace("id: gate", "id: lenient") + (
+    "policy: {fail_on_score: null, min_each: 1, min_mean: 1, hard_fail_below: 1}\n"
+)
+
+
+def judge_script(score: int, marker: str | None = None) -> str:
+    """A command judge answering `score` for `quality` (JUDGE_SCORE overrides it); with `marker`, it
+    first leaves that file beside itself, so a test can tell whether it ever ran."""
+    leave = f"Path(__file__).with_name({marker!r}).write_text('ran')\n" if marker else ""
+    return (
+        "import os, sys\nfrom pathlib import Path\n"
+        + leave
+        + f"sys.stdin.read()\nscore = os.environ.get('JUDGE_SCORE', '{score}')\n"
+        + "print('| dimension | score | evidence | reasoning |')\nprint('|---|---|---|---|')\n"
+        + "print(f'| quality | {score} | It depends. | judged |')\nprint()\nprint('OVERALL: PASS')\n"
+    )
+
+
+# The pull request of issue 18: a lenient rubric, pointed at, and a judge of its own that prints fives.
+LENIENT_PR = {
+    "lenient.yml": LENIENT_RUBRIC,
+    ".evalgate.yml": "rubric: lenient.yml\njudges: ['command:python3 judge.py']\n",
+    "judge.py": judge_script(5, marker="judge-ran"),
+}
+
+
+def pull_request(tmp_path: Path, base_files: Mapping[str, str], pr_files: Mapping[str, str]) -> Workspace:
+    """main with `base_files`, a feature branch adding NEW_ITEM and `pr_files`, and the test merge
+    commit actions/checkout leaves on pull_request, checked out."""
+    repo = GitRepo.init(tmp_path / "workspace")
+    base = repo.commit("base", {OLD_ITEM: BROKEN_ITEM, "README.md": "# r\n", **base_files})
+    repo.checkout("feature", new=True)
+    head = repo.commit("the pull request", {NEW_ITEM: BROKEN_ITEM, **pr_files})
+    repo.checkout("main")
+    repo.checkout("pull-merge", new=True)
+    merge = repo.merge("feature", "Merge feature into main")
+    return Workspace(repo, base, head, merge)
+
+
+def run_pr(
+    tmp_path: Path, events_dir: Path, ws: Workspace, api: str = OFFLINE_API, **inputs: str
+) -> ActionRun:
+    event = _event(events_dir, "pull_request.synchronize.22.json", ws, tmp_path)
+    inputs = {"github-token": "", **inputs} if api == OFFLINE_API else inputs
+    return _run_action(tmp_path, ws, "pull_request", event, api, inputs=inputs, sha=ws.merge)
+
+
+def scores(run: ActionRun) -> dict[str, int | None]:
+    assert run.results is not None, run.stdout + run.stderr
+    (result,) = [r for r in run.results["results"] if r["path"] == NEW_ITEM]
+    return {d["id"]: d["score"] for d in result["dimensions"] if d["kind"] == "judge"}
+
+
+@pytest.fixture
+def github(github_contract: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(github_contract) as server:
+        yield server
+        assert server.violations == []
+
+
+# ------------------------------------------------------------------ the policy comes from the base
+
+
+def test_a_lenient_rubric_and_judge_in_the_pr_are_reported_not_applied(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    ws = pull_request(tmp_path, {".evalgate.yml": "rubric: research-loop\n"}, LENIENT_PR)
+    run = run_pr(tmp_path, events_dir, ws, github.url, comment="always")
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["rubric"]["id"] == "research-loop"  # the base's rubric judged the PR
+    assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert run.results["judges"] == []
+    assert not (ws.path / "judge-ran").exists()  # the PR's own judge never ran
+
+    expected = [
+        "changed policy files: .evalgate.yml, judge.py, lenient.yml",
+        "rubric: research-loop → lenient.yml",
+        "judges added: command:python3 judge.py",
+        "rubric research-loop",  # the rubric comparison names both versions ...
+        "rubric policy.min_mean: 4.0 → 1.0",  # ... and what its gate would loosen
+    ]
+    assert all(any(line.startswith(e) for line in run.results["policy_changes"]) for e in expected)
+    (check_run,) = github.check_runs.values()
+    (comment,) = github.comments.values()
+    for text in (run.summary, check_run["output"]["summary"], comment["body"]):
+        assert "Policy changes in this pull request (not applied)" in text
+        assert "changed policy files: .evalgate.yml, judge.py, lenient.yml" in text
+        assert "rubric policy.min\\_mean: 4.0 → 1.0" in text  # markdown-escaped, as all PR-supplied text
+    warnings = [line for line in run.stdout.splitlines() if line.startswith("::warning file=")]
+    assert {w.split(",")[0] for w in warnings} == {
+        "::warning file=.evalgate.yml",
+        "::warning file=judge.py",
+        "::warning file=lenient.yml",
+    }
+
+
+def test_policy_from_head_keeps_todays_behaviour(tmp_path: Path, events_dir: Path) -> None:
+    ws = pull_request(tmp_path, {".evalgate.yml": "rubric: research-loop\n"}, LENIENT_PR)
+    run = run_pr(tmp_path, events_dir, ws, **{"policy-from": "head"})
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["rubric"]["id"] == "lenient"
+    assert scores(run) == {"quality": 5}
+    assert run.results["summary"]["verdict"] == "PASS" and run.returncode == 0
+    assert (ws.path / "judge-ran").exists()  # what the base policy prevents, opted into knowingly
+    assert "policy_changes" not in run.results and "Policy changes" not in run.summary
+
+
+def test_a_rubric_file_is_read_from_the_base_commit_not_the_checkout(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    trusted = tmp_path / "tools" / "judge.py"
+    trusted.parent.mkdir()
+    trusted.write_text(judge_script(2))
+    base = GATED
+    # the PR loosens the rubric file in place; .evalgate.yml is untouched
+    ws = pull_request(tmp_path, base, {"policy/gate.yml": LENIENT_RUBRIC.replace("id: lenient", "id: gate")})
+    run = run_pr(tmp_path, events_dir, ws, judges=f"command:python3 {trusted}")
+
+    assert scores(run) == {"quality": 2}
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    changes = run.results["policy_changes"]
+    assert changes[0] == "changed policy files: policy/gate.yml"
+    assert "rubric policy.min_each: 3 → 1" in changes and "rubric policy.fail_on_score: 1 → (none)" in changes
+
+
+def test_a_base_without_configuration_applies_the_defaults_with_a_notice(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    ws = pull_request(tmp_path, {}, LENIENT_PR)
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
+    assert not (ws.path / "judge-ran").exists()
+    assert run.results["policy_changes"][1].startswith(
+        "the base commit has no .evalgate.yml: this run applied"
+    )
+    assert "the configuration this pull request adds applies after merge" in run.summary
+    assert (
+        "::notice title=evalgate policy (not applied)::This pull request introduces .evalgate.yml"
+        in run.stdout
+    )
+
+
+# ------------------------------------------------------------------ no program of the PR's runs
+
+
+def test_a_base_judge_whose_program_the_pr_changes_is_refused(tmp_path: Path, events_dir: Path) -> None:
+    base = {
+        "policy/gate.yml": GATE_RUBRIC,
+        "tools/judge.py": judge_script(1),
+        ".evalgate.yml": "rubric: policy/gate.yml\njudges: ['command:python3 tools/judge.py']\n",
+    }
+    ws = pull_request(tmp_path, base, {"tools/judge.py": judge_script(5, marker="judge-ran")})
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert "tools/judge.py" in error and "this pull request adds or changes" in error
+    assert not (ws.path / "tools" / "judge-ran").exists()
+    assert "verdict=ERROR" in run.outputs
+
+    # the same checkout with the PR's policy: the changed program runs (the refusal is what stops it)
+    head = run_pr(tmp_path, events_dir, ws, **{"policy-from": "head"})
+    assert head.returncode == 0 and (ws.path / "tools" / "judge-ran").exists()
+
+
+def test_an_unchanged_base_judge_in_the_workspace_runs(tmp_path: Path, events_dir: Path) -> None:
+    base = {
+        "policy/gate.yml": GATE_RUBRIC,
+        "tools/judge.py": judge_script(4, marker="judge-ran"),
+        ".evalgate.yml": "rubric: policy/gate.yml\njudges: ['command:python3 tools/judge.py']\n",
+    }
+    ws = pull_request(tmp_path, base, {})
+    run = run_pr(tmp_path, events_dir, ws)
+    assert scores(run) == {"quality": 4} and run.returncode == 0
+    assert "policy_changes" not in (run.results or {})
+
+
+# ------------------------------------------------------------------ shallow checkouts
+
+
+def _shallow_pr(tmp_path: Path) -> tuple[Workspace, GitRepo]:
+    """The PR's merge commit cloned at depth 1 from a bare origin, with the base several commits back."""
+    work = GitRepo.init(tmp_path / "author")
+    work.commit("start", {OLD_ITEM: BROKEN_ITEM, ".evalgate.yml": "rubric: research-loop\n"})
+    for i in range(3):
+        work.commit(f"base {i}", {"README.md": f"# r{i}\n"})
+    base = work.head()
+    work.checkout("feature", new=True)
+    head = work.commit("the pull request", {NEW_ITEM: BROKEN_ITEM, **LENIENT_PR})
+    work.checkout("main")
+    work.checkout("pull-merge", new=True)
+    merge = work.merge("feature", "Merge feature into main")
+    origin = work.publish(tmp_path / "origin.git")
+    ci = origin.clone(tmp_path / "workspace", depth=1, branch="pull-merge")
+    return Workspace(ci, base, head, merge), origin
+
+
+def test_a_shallow_checkout_is_deepened_to_read_the_base_policy(tmp_path: Path, events_dir: Path) -> None:
+    ws, _ = _shallow_pr(tmp_path)
+    assert ws.repo.run("rev-parse", "--is-shallow-repository") == "true"
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
+    assert not (ws.path / "judge-ran").exists()
+
+
+def test_a_shallow_checkout_that_cannot_reach_the_base_exits_2_naming_fetch_depth(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    ws, _ = _shallow_pr(tmp_path)
+    ws.repo.run("remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert ws.base in error and "fetch-depth: 0" in error
+    assert "Traceback" not in run.stderr
+
+
+# ------------------------------------------------------------------ planted judge cache
+
+
+def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
+    """What the PR author of issue 18 did: judge their failing item with the same judge spec answering
+    5s, then commit the cache entries that wrote."""
+    ws.repo.checkout("feature")
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalgate", "check", NEW_ITEM, "--judge", judge, "--cache-dir", cache_dir],
+        cwd=ws.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "JUDGE_SCORE": "5"},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # fives pass
+    ws.repo.run("add", "-f", "--", cache_dir)
+    ws.head = ws.repo.commit("add cached judgements")
+    ws.repo.checkout("pull-merge")
+    ws.repo.reset_hard("main")
+    ws.merge = ws.repo.merge("feature", "Merge feature into main")
+
+
+@pytest.mark.parametrize(
+    ("cache_config", "cache_dir"),
+    [("", ".evalgate-cache"), ("cache-dir: judge-cache\n", "judge-cache")],
+    ids=["default-cache", "configured-cache-in-workspace"],
+)
+def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
+    tmp_path: Path, events_dir: Path, cache_config: str, cache_dir: str
+) -> None:
+    trusted = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace: answers 1s
+    trusted.parent.mkdir()
+    trusted.write_text(judge_script(1))
+    judge = f"command:python3 {trusted}"
+    config = "rubric: policy/gate.yml\n" + cache_config
+    ws = pull_request(tmp_path, {**GATED, ".evalgate.yml": config}, {})
+    _forge_cache(ws, judge, cache_dir, tmp_path)
+
+    # the forgery is good: evalgate check in the checkout, reading that directory, believes it
+    forged = subprocess.run(
+        [sys.executable, "-m", "evalgate", "check", NEW_ITEM, "--judge", judge, "--format", "json"],
+        cwd=ws.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )
+    (cached,) = json.loads(forged.stdout)["results"]
+    assert forged.returncode == 0 and {d["score"] for d in cached["dimensions"]} == {5}
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
+    assert scores(run) == {"quality": 1}  # the real judge's answer
+    assert run.results is not None and run.results["summary"]["judge_calls"] == 1
+    assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    ignored = f"cache-dir {cache_dir} is not read on this pull request (git tracks files in it"
+    if cache_config:
+        assert any(n.startswith(ignored) for n in run.results["summary"]["notes"])
+        assert f"::notice::evalgate: {ignored}" in run.stdout
+    else:
+        assert ignored not in run.stdout  # the default cache was never in the workspace
+    assert list((tmp_path / "runner" / "evalgate-cache").rglob("*.json"))  # the run cached outside
+
+
+# ------------------------------------------------------------------ the judge's environment
+
+
+def test_a_command_judge_sees_no_inputs_runner_tokens_or_github_token(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    dump = tmp_path / "tools" / "env-judge.py"
+    dump.parent.mkdir()
+    seen = tmp_path / "seen-env.json"
+    keep_env = f"import json, os\nPath({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
+    dump.write_text("from pathlib import Path\n" + keep_env + judge_script(1))
+    ws = pull_request(tmp_path, GATED, {})
+    run = run_pr(tmp_path, events_dir, ws, api=OFFLINE_API, judges=f"command:python3 {dump}")
+    assert run.returncode == 1, run.stdout + run.stderr
+
+    env = json.loads(seen.read_text())
+    assert env["PATH"] and env["GITHUB_REPOSITORY"]  # an ordinary environment otherwise
+    leaked = [k for k in env if k.startswith(("INPUT_", "ACTIONS_")) or k in ("GITHUB_TOKEN", "GH_TOKEN")]
+    assert leaked == []
+
+
+def test_a_merge_group_is_judged_by_its_base_policy(tmp_path: Path) -> None:
+    ws = pull_request(tmp_path, {".evalgate.yml": "rubric: research-loop\n"}, LENIENT_PR)
+    assert ws.merge is not None
+    event = tmp_path / "merge_group.json"
+    group = {"base_sha": ws.base, "head_sha": ws.merge, "head_ref": "refs/heads/gh-readonly-queue/main/pr-7"}
+    event.write_text(json.dumps({"action": "checks_requested", "merge_group": group}))
+    run = _run_action(tmp_path, ws, "merge_group", event, OFFLINE_API, {"github-token": ""}, sha=ws.merge)
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
+    assert not (ws.path / "judge-ran").exists()
+    assert "rubric: research-loop → lenient.yml" in run.results["policy_changes"]
