@@ -177,7 +177,7 @@ class HistoryBranchSettings:
 
     branch: str
     path: str = HISTORY_PATH
-    keep: int = 2000
+    keep: int = 1000
 
 
 def keep_history_on_branch(

@@ -346,3 +346,14 @@ def test_a_run_that_evaluated_nothing_writes_nothing(github: FakeGitHub) -> None
     report = Report(RubricRef("research-loop", "v1"), ())
     assert keep_history_on_branch(report, env, out, HistoryBranchSettings(BRANCH), TOKEN) is None
     assert out.getvalue() == "" and github.calls == []
+
+
+def test_history_keep_in_the_config_cuts_the_file(tmp_path: Path, github: FakeGitHub) -> None:
+    github.seed_file(BRANCH, HISTORY, "".join(f'{{"old": {n}}}\n' for n in range(5)).encode())
+    ws = Workspace(tmp_path)
+    ws.repo.commit("config", {".evalgate.yml": "history_keep: 3\n", ITEM: _item(4)})
+    run = ws.run(github.url, "400")
+    assert run.notices == [], run.stdout
+    lines = (github.file_text(BRANCH, HISTORY) or "").splitlines()
+    assert [json.loads(line).get("old") for line in lines[:2]] == [3, 4]  # the oldest three went
+    assert len(lines) == 3 and json.loads(lines[-1])["run"] == "400"
