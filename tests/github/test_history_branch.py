@@ -270,10 +270,13 @@ def _same_outcome(run: ActionRun, baseline: ActionRun) -> None:
     assert _without_timings(run.results) == _without_timings(baseline.results)
 
 
-def test_a_read_only_token_skips_history_with_a_notice(tmp_path: Path, github: FakeGitHub) -> None:
+@pytest.mark.parametrize("method", ["PUT", "GET"])  # a read-only token; a token without contents at all
+def test_a_403_on_contents_skips_history_with_a_notice(
+    tmp_path: Path, github: FakeGitHub, method: str
+) -> None:
     ws, baseline = _baseline(tmp_path, github)
     github.seed_file(BRANCH, HISTORY, b"")
-    github.fault("PUT", CONTENTS, 403)
+    github.fault(method, CONTENTS, 403)
     run = ws.run(github.url, "301")
     _same_outcome(run, baseline)
     (notice,) = run.notices
