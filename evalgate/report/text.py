@@ -57,10 +57,10 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
     if s["unverified_evidence"]:
         line += f" · unverified evidence {s['unverified_evidence']}"
+    out.extend(_health_lines(report))  # before the summary line, which stays last but for the notes
     out.append("")
     out.append(line)
     out.extend(f"note: {n}" for n in report.notes)
-    out.extend(_health_lines(report))
     return "\n".join(out) + "\n"
 
 
