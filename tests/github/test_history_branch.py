@@ -197,13 +197,15 @@ def test_two_runs_started_together_both_land(tmp_path: Path, github: FakeGitHub)
     ws.commit(4)
     ws.run(github.url, "200")  # the branch and the file exist; the pair below race on the file's sha
     ws.commit(3)
+    github.gather_reads(2)  # both runs read the file before either writes: the same sha
     started = [ws.start(github.url, run_id) for run_id in ("201", "202")]
     pair = [ws.finish(proc, runner) for proc, runner in started]
 
     assert all(run.notices == [] for run in pair), [run.stdout for run in pair]
     assert sorted(r["run"] for r in _stored(github)) == ["200", "201", "202"]
-    assert len(github.commits) == 3  # one write landed per run; a stale one was read again and retried
-    assert len(github.calls_to("PUT", CONTENTS)) >= 3
+    assert len(github.commits) == 3  # one write landed per run ...
+    puts = github.calls_to("PUT", CONTENTS)
+    assert len(puts) == 4 and puts[1].body["sha"] == puts[2].body["sha"]  # ... after one stale write
 
 
 def test_a_stale_sha_is_read_again_and_retried(github: FakeGitHub) -> None:
@@ -360,3 +362,18 @@ def test_history_keep_in_the_config_cuts_the_file(tmp_path: Path, github: FakeGi
     lines = (github.file_text(BRANCH, HISTORY) or "").splitlines()
     assert [json.loads(line).get("old") for line in lines[:2]] == [3, 4]  # the oldest three went
     assert len(lines) == 3 and json.loads(lines[-1])["run"] == "400"
+
+
+def test_the_fake_holds_contents_and_refs_to_the_contract(github_contract: Path) -> None:
+    """The fake itself: a PUT body or a contents response that breaks the schema is a violation."""
+    with FakeGitHub(github_contract) as fake:
+        fake.seed_file(BRANCH, HISTORY, b"x\n")
+        client = GitHubClient(TOKEN, fake.url, RetryPolicy(attempts=1))
+        bad = client.request("PUT", f"/repos/{REPOSITORY}/contents/{HISTORY}", json={"content": "eA=="})
+        assert bad.status == 422 and any("'message' is a required property" in v for v in fake.violations)
+        assert fake.file_text(BRANCH, HISTORY) == "x\n"
+        assert fake.contract.response_violations(
+            "GET", CONTENTS, 200, {"type": "file"}
+        )  # sha, content ... missing
+        got = client.request("GET", f"/repos/{REPOSITORY}/contents/{HISTORY}", params={"ref": BRANCH})
+        assert got.ok and fake.contract.response_violations("GET", CONTENTS, 200, got.data) == []

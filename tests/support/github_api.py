@@ -13,6 +13,7 @@ Branches and files are state too (`refs`, `files`): the git ref and contents end
 read a file (base64, with its blob sha) and write it only when the request carries the sha the file
 has now, else 409 as GitHub answers a stale write (422 when a sha is missing for an existing file).
 Their responses are checked against the contract's response schemas as well (`STATEFUL_ROUTES`).
+`gather_reads(n)` makes n runs read the file at the same moment, so their writes really collide.
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ class FakeGitHub:
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
+        self._read_barrier: threading.Barrier | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
@@ -184,6 +186,18 @@ class FakeGitHub:
     ) -> None:
         """Answer the next `times` calls to `method route` with `status` (and `headers`)."""
         self._faults.setdefault((method, route), []).append(Fault(status, times, headers or {}))
+
+    def gather_reads(self, parties: int) -> None:
+        """Hold the next `parties` file reads until all have arrived, then answer them together: runs
+        started at once then read the same sha, and all but one of their writes must meet a 409."""
+        self._read_barrier = threading.Barrier(parties, timeout=60)
+
+    def _wait_for_gathered_reads(self, method: str, raw_path: str) -> None:
+        barrier = self._read_barrier
+        if barrier is None or method != "GET" or "/contents/" not in raw_path:
+            return
+        if barrier.wait() == 0:  # one of the released threads ends the gathering
+            self._read_barrier = None
 
     def add_comment(self, issue: int, body: str) -> int:
         """Seed an existing comment on an issue / PR."""
@@ -406,6 +420,7 @@ class FakeGitHub:
             def _respond(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                fake._wait_for_gathered_reads(self.command, self.path)  # outside the lock: they gather
                 status, headers, payload = fake._handle(self.command, self.path, dict(self.headers), raw)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
