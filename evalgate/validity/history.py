@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from evalgate.results import Report, Status
 TREND_DROP = 0.5  # a fall in the mean of at least this much ...
 TREND_WINDOW = 3  # ... across this many consecutive items raises an alert
 ALL_FILES = "all files"
+_LABEL_UNSAFE = re.compile(r"[^0-9A-Za-z :.#_-]")
 
 
 class HistoryWarning(UserWarning):
@@ -256,7 +258,9 @@ def run_means(records: Sequence[HistoryRecord]) -> list[tuple[str, float]]:
 def run_label(key: str) -> str:
     """A run's short name for a chart axis: "MM-DD HH:MM", and "#RUN" when a CI run id is known."""
     stamp, _, run = key.partition(" ")
-    return stamp[5:16].replace("T", " ") + (f" #{run}" if run else "")
+    label = stamp[5:16].replace("T", " ") + (f" #{run}" if run else "")
+    # the file on a branch is edited by hand too: a quote or a fence must not leave the chart's block
+    return _LABEL_UNSAFE.sub("", label)
 
 
 def _falling(subject: str, means: Sequence[float]) -> TrendAlert | None:

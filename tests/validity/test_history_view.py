@@ -153,3 +153,12 @@ def test_the_summary_section_waits_for_a_second_run() -> None:
     assert '"12-01 10:01 #1", "12-01 10:02 #2"' in section
     assert "| spec | 2/2 | 100% |" in section and "alert" not in section
     assert "**spec**: 2 of 2 items (100.0%) score 4-5: anchors too loose" in section
+
+
+def test_a_hand_edited_run_id_cannot_leave_the_chart_block() -> None:
+    hostile = [_record(1, "a.md", 4.0, {"spec": 4}), _record(2, "a.md", 4.0, {"spec": 4})]
+    hostile[1]["run"] = 'x"]\n```\n<img src=x>'
+    section = history_markdown(parse_history("".join(json.dumps(r) + "\n" for r in hostile), "x"))
+    chart = section.split("```mermaid\n", 1)[1].split("\n```", 1)[0]
+    assert '"12-01 10:02 #ximg srcx"' in chart and "<img" not in section
+    assert section.count("```") == 2  # the chart's own fence, opened and closed
