@@ -76,6 +76,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("evalgate.validity.calibrate", "measure the judges against the labelled gold set"),
     "canary": ("evalgate.validity.canary", "re-judge frozen fixtures and fail on score drift"),
     "compare": ("evalgate.validity.compare", "pairwise preference of two files, asked in both orders"),
+    "history": ("evalgate.validity.history_view", "read a score history: `history show FILE`"),
     "merge": (
         "evalgate.github.merge",
         "combine shard results files (check --shard I/N --format json) into one report",

@@ -56,6 +56,7 @@ class Config(_Strict):
     root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
     shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
     history: str | None = None
+    history_keep: int = Field(default=1000, ge=1)  # records the action keeps on its history branch (< 1 MB)
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
 
     def with_overrides(self, **overrides: Any) -> Config:

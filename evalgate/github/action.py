@@ -81,6 +81,8 @@ class ActionInputs:
     seed: int | None
     cache_dir: str | None
     policy_from: PolicyFrom = "base"
+    history_branch: str | None = None  # keep the score history on this branch (#15); None: off
+    history_path: str = "evalgate/history.jsonl"
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -128,6 +130,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         seed=_integer(env, "seed"),
         cache_dir=action_input(env, "cache-dir") or None,
         policy_from=policy_from,  # type: ignore[arg-type]  # checked against POLICY_SOURCES above
+        history_branch=action_input(env, "history-branch") or None,
+        history_path=action_input(env, "history-path") or "evalgate/history.jsonl",
     )
 
 
@@ -290,6 +294,11 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
     except Exception as exc:  # a reporting bug must not turn a decided verdict into a crash
         problems = [f"publishing failed: {type(exc).__name__}: {exc}"]
     problems += _record_history(report, config, env, out)
+    if inputs.history_branch:  # best effort: notices only, never the exit code
+        from evalgate.github.history_store import HistoryBranchSettings, keep_history_on_branch
+
+        where = HistoryBranchSettings(inputs.history_branch, inputs.history_path, config.history_keep)
+        keep_history_on_branch(report, env, out, where, inputs.github_token, commit=report_sha)
     for problem in problems:
         out.write(workflow_command("warning", f"evalgate could not publish: {problem}") + "\n")
     if results_file is None:

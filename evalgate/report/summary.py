@@ -137,7 +137,18 @@ def _blocks(report: Report) -> list[str]:
     notes = (
         ["\n### Notes\n\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
     )
-    return rows + sections + _passing_warnings(report) + _agreement(report) + notes
+    return rows + sections + _passing_warnings(report) + _agreement(report) + _health(report) + notes
+
+
+def _health(report: Report) -> list[str]:
+    """Rubric health of the run itself, once it covers enough files for the shares to mean anything."""
+    from evalgate.report import health
+
+    rows = health.report_rows(report)
+    if len(rows) < health.MIN_FILES:
+        return []
+    spreads, sides = health.score_spreads(rows), health.disagreement(health.report_sides(report))
+    return ["\n" + health.health_markdown(spreads, sides, markdown_text)]
 
 
 def render_summary(

@@ -57,7 +57,21 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
     if s["unverified_evidence"]:
         line += f" · unverified evidence {s['unverified_evidence']}"
+    out.extend(_health_lines(report))  # before the summary line, which stays last but for the notes
     out.append("")
     out.append(line)
     out.extend(f"note: {n}" for n in report.notes)
     return "\n".join(out) + "\n"
+
+
+def _health_lines(report: Report) -> list[str]:
+    """Rubric health of the run, from MIN_FILES evaluated files on (fewer make the shares noise)."""
+    from evalgate.report import health
+
+    rows = health.report_rows(report)
+    if len(rows) < health.MIN_FILES:
+        return []
+    return [
+        "",
+        *health.health_text(health.score_spreads(rows), health.disagreement(health.report_sides(report))),
+    ]

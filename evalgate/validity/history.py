@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from evalgate.results import Report, Status
 TREND_DROP = 0.5  # a fall in the mean of at least this much ...
 TREND_WINDOW = 3  # ... across this many consecutive items raises an alert
 ALL_FILES = "all files"
+_LABEL_UNSAFE = re.compile(r"[^0-9A-Za-z :.#_-]")
 
 
 class HistoryWarning(UserWarning):
@@ -44,6 +46,14 @@ class HistoryRecord:
     failed: tuple[str, ...] = ()  # dimensions the gate counted as failing
     judges: tuple[str, ...] = ()
     band: str | None = None
+    judged: tuple[str, ...] = ()  # the scored dimensions a judge supplied (the rest are checks)
+    run: str | None = None  # the CI run that wrote it (GITHUB_RUN_ID), when there is one
+    commit: str | None = None  # the commit evaluated
+
+    @property
+    def run_key(self) -> str:
+        """What makes one run: its timestamp, and its run id (two CI runs may share a second)."""
+        return f"{self.timestamp} {self.run}" if self.run else self.timestamp
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -59,6 +69,11 @@ class HistoryRecord:
         }
         if self.band is not None:
             out["band"] = self.band
+        if self.judged:
+            out["judged"] = list(self.judged)
+        for key in ("run", "commit"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
     @classmethod
@@ -86,6 +101,9 @@ class HistoryRecord:
             failed=tuple(str(f) for f in raw.get("failed") or ()),
             judges=tuple(str(j) for j in raw.get("judges") or ()),
             band=raw.get("band") if isinstance(raw.get("band"), str) else None,
+            judged=tuple(str(j) for j in raw.get("judged") or ()),
+            run=str(raw["run"]) if raw.get("run") is not None else None,
+            commit=str(raw["commit"]) if raw.get("commit") is not None else None,
         )
 
 
@@ -94,7 +112,9 @@ def _timestamp(now: datetime | None) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def history_records(report: Report, *, now: datetime | None = None) -> list[HistoryRecord]:
+def history_records(
+    report: Report, *, now: datetime | None = None, run: str | None = None, commit: str | None = None
+) -> list[HistoryRecord]:
     """The records a report adds to the history (files that could not be evaluated are left out:
     they have no scores to trend, and their error is in the run's own report)."""
     stamp = _timestamp(now)
@@ -115,8 +135,32 @@ def history_records(report: Report, *, now: datetime | None = None) -> list[Hist
                 failed=tuple(d.id for d in result.failing_dimensions),
                 judges=judges,
                 band=result.band,
+                judged=tuple(
+                    d.id for d in result.dimensions if d.kind == "judge" and d.status is Status.SCORED
+                ),
+                run=run,
+                commit=commit,
             )
         )
+    return records
+
+
+def record_line(record: HistoryRecord) -> str:
+    """One record as its JSONL line (compact, UTF-8 kept), newline included."""
+    return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def parse_history(text: str, source: str) -> list[HistoryRecord]:
+    """Every valid record in JSONL text, in order; a bad line is skipped with a HistoryWarning naming
+    `source` and the line number."""
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(HistoryRecord.from_json(json.loads(line)))
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            warnings.warn(f"{source}:{number}: skipped history line: {exc}", HistoryWarning, stacklevel=3)
     return records
 
 
@@ -132,8 +176,7 @@ def append_history(report: Report, path: str | Path, *, now: datetime | None = N
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         for record in records:
-            line = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
-            os.write(fd, line.encode("utf-8"))
+            os.write(fd, record_line(record).encode("utf-8"))
     finally:
         os.close(fd)
     return len(records)
@@ -149,15 +192,7 @@ def load_history(path: str | Path) -> list[HistoryRecord]:
         data = target.read_bytes()
     except FileNotFoundError:
         return []
-    records = []
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(HistoryRecord.from_json(json.loads(line)))
-        except ValueError as exc:  # json.JSONDecodeError is a ValueError
-            warnings.warn(f"{target}:{number}: skipped history line: {exc}", HistoryWarning, stacklevel=2)
-    return records
+    return parse_history(data.decode("utf-8", "replace"), str(target))
 
 
 @dataclass(frozen=True)
@@ -211,12 +246,21 @@ class TrendAlert:
 
 
 def run_means(records: Sequence[HistoryRecord]) -> list[tuple[str, float]]:
-    """The average of the file means per run (records sharing a timestamp), oldest first."""
+    """The average of the file means per run (records sharing a `run_key`: timestamp and run id),
+    oldest first."""
     runs: dict[str, list[float]] = {}
     for record in records:
         if record.mean is not None:
-            runs.setdefault(record.timestamp, []).append(record.mean)
-    return [(stamp, sum(means) / len(means)) for stamp, means in sorted(runs.items())]
+            runs.setdefault(record.run_key, []).append(record.mean)
+    return [(key, sum(means) / len(means)) for key, means in sorted(runs.items())]
+
+
+def run_label(key: str) -> str:
+    """A run's short name for a chart axis: "MM-DD HH:MM", and "#RUN" when a CI run id is known."""
+    stamp, _, run = key.partition(" ")
+    label = stamp[5:16].replace("T", " ") + (f" #{run}" if run else "")
+    # the file on a branch is edited by hand too: a quote or a fence must not leave the chart's block
+    return _LABEL_UNSAFE.sub("", label)
 
 
 def _falling(subject: str, means: Sequence[float]) -> TrendAlert | None:
@@ -248,7 +292,7 @@ def mermaid_trend(records: Sequence[HistoryRecord], *, last: int = 20) -> str:
     series = run_means(records)[-last:]
     if not series:
         return ""
-    labels = ", ".join(f'"{stamp[5:16].replace("T", " ")}"' for stamp, _ in series)
+    labels = ", ".join(f'"{run_label(key)}"' for key, _ in series)
     values = ", ".join(f"{mean:.2f}" for _, mean in series)
     return (
         "```mermaid\n"

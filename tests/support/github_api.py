@@ -8,10 +8,18 @@ and is recorded in `violations`, which a test asserts is empty. Missing API head
 
 Faults are scripted per route: `fault("POST", "/repos/{owner}/{repo}/check-runs", 403, times=1)`.
 `url_prefix="/api/v3"` plays a GitHub Enterprise Server. Calling `stop()` makes the API "down".
+
+Branches and files are state too (`refs`, `files`): the git ref and contents endpoints create a branch,
+read a file (base64, with its blob sha) and write it only when the request carries the sha the file
+has now, else 409 as GitHub answers a stale write (422 when a sha is missing for an existing file).
+Their responses are checked against the contract's response schemas as well (`STATEFUL_ROUTES`).
+`gather_reads(n)` makes n runs read the file at the same moment, so their writes really collide.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import threading
@@ -20,10 +28,14 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import jsonschema
 
+CONTENTS = "/repos/{owner}/{repo}/contents/{path}"
+GIT_REF = "/repos/{owner}/{repo}/git/ref/{ref}"
+GIT_REFS = "/repos/{owner}/{repo}/git/refs"
+STATEFUL_ROUTES = {CONTENTS, GIT_REF, GIT_REFS}
 REQUIRED_HEADERS = {
     "Accept": "application/vnd.github+json",
     "X-GitHub-Api-Version": "2022-11-28",
@@ -62,6 +74,21 @@ class Fault:
     message: str = "scripted fault"
 
 
+def _route_pattern(template: str, operation: dict[str, Any], components: dict[str, Any]) -> re.Pattern[str]:
+    """The template as a regex; a parameter marked `x-multi-segment` (a file path, a ref) spans slashes."""
+    multi = set()
+    for parameter in operation.get("parameters", []):
+        if "$ref" in parameter:
+            parameter = components["parameters"][parameter["$ref"].rsplit("/", 1)[1]]
+        if parameter.get("x-multi-segment"):
+            multi.add(parameter["name"])
+
+    def segment(match: re.Match[str]) -> str:
+        return ".+" if match.group(1) in multi else "[^/]+"
+
+    return re.compile("^" + re.sub(r"\\\{([^}]+)\\\}", segment, re.escape(template)) + "$")
+
+
 class GitHubContract:
     """The request-body validators of every operation in the OpenAPI description."""
 
@@ -69,10 +96,18 @@ class GitHubContract:
         document = _nullable_to_json_schema(json.loads(contract_path.read_text(encoding="utf-8")))
         self.routes: list[tuple[str, str, re.Pattern[str]]] = []
         self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+        self._responses: dict[tuple[str, str, int], jsonschema.protocols.Validator] = {}
         for template, operations in document["paths"].items():
-            pattern = re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$")
             for method, operation in operations.items():
+                pattern = _route_pattern(template, operation, document["components"])
                 self.routes.append((method.upper(), template, pattern))
+                for status, response in operation.get("responses", {}).items():
+                    schema = response.get("content", {}).get("application/json", {}).get("schema")
+                    if schema and status.isdigit() and int(status) < 300:
+                        full = {**schema, "components": document["components"]}
+                        self._responses[(method.upper(), template, int(status))] = jsonschema.Draft7Validator(
+                            full
+                        )
                 body = operation.get("requestBody", {}).get("content", {}).get("application/json")
                 if body:
                     # embed the components so "#/components/..." refs resolve from the schema's root
@@ -84,6 +119,15 @@ class GitHubContract:
             if route_method == method and pattern.match(path):
                 return template
         return None
+
+    def response_violations(self, method: str, template: str, status: int, body: Any) -> list[str]:
+        validator = self._responses.get((method, template, status))
+        if validator is None:
+            return []
+        return [
+            f"response {'/'.join(map(str, e.absolute_path)) or '<body>'}: {e.message}"
+            for e in validator.iter_errors(body)
+        ]
 
     def violations(self, method: str, template: str, body: Any) -> list[str]:
         validator = self._validators.get((method, template))
@@ -107,9 +151,13 @@ class FakeGitHub:
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.statuses: list[dict[str, Any]] = []
         self.comments: dict[int, dict[str, Any]] = {}  # id -> {"id", "body", "issue"}
+        self.refs: dict[str, str] = {}  # "heads/main" -> commit sha
+        self.files: dict[tuple[str, str], tuple[bytes, str]] = {}  # (branch, path) -> (content, blob sha)
+        self.commits: list[dict[str, Any]] = []  # every contents write: {"branch", "path", "message", "sha"}
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
+        self._read_barrier: threading.Barrier | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
@@ -138,6 +186,18 @@ class FakeGitHub:
     ) -> None:
         """Answer the next `times` calls to `method route` with `status` (and `headers`)."""
         self._faults.setdefault((method, route), []).append(Fault(status, times, headers or {}))
+
+    def gather_reads(self, parties: int) -> None:
+        """Hold the next `parties` file reads until all have arrived, then answer them together: runs
+        started at once then read the same sha, and all but one of their writes must meet a 409."""
+        self._read_barrier = threading.Barrier(parties, timeout=60)
+
+    def _wait_for_gathered_reads(self, method: str, raw_path: str) -> None:
+        barrier = self._read_barrier
+        if barrier is None or method != "GET" or "/contents/" not in raw_path:
+            return
+        if barrier.wait() == 0:  # one of the released threads ends the gathering
+            self._read_barrier = None
 
     def add_comment(self, issue: int, body: str) -> int:
         """Seed an existing comment on an issue / PR."""
@@ -187,13 +247,24 @@ class FakeGitHub:
                 self.violations.append(f"{method} {path}: no bearer token or User-Agent")
             if route is None:
                 return 404, {}, {"message": "Not Found"}
-            problems = self.contract.violations(method, route, body) if method in {"POST", "PATCH"} else []
+            problems = (
+                self.contract.violations(method, route, body) if method in {"POST", "PATCH", "PUT"} else []
+            )
             if problems:
                 self.violations.extend(f"{method} {route}: {p}" for p in problems)
                 return 422, {}, {"message": "Validation Failed", "errors": problems}
             fault = self._pending_fault(method, route)
             if fault:
                 return fault.status, fault.headers, {"message": fault.message}
+            if route in STATEFUL_ROUTES:
+                status, out_headers, payload = self._serve_git(
+                    method, route, path, parse_qs(parts.query), body
+                )
+                self.violations.extend(
+                    f"{method} {route}: {p}"
+                    for p in self.contract.response_violations(method, route, status, payload)
+                )
+                return status, out_headers, payload
             return self._serve(method, route, path, parse_qs(parts.query), body)
 
     def _serve(
@@ -230,6 +301,106 @@ class FakeGitHub:
             return 200, {}, {"id": comment["id"], "body": comment["body"]}
         return 404, {}, {"message": f"{method} {route} is not played by the fake"}
 
+    # ---- branches and files (git refs, contents) -------------------------------------------------
+    def seed_file(self, branch: str, path: str, content: bytes) -> str:
+        """Put a file on a branch (creating the branch); returns its blob sha."""
+        with self._lock:
+            self.refs.setdefault(f"heads/{branch}", _sha(b"seed " + branch.encode()))
+            sha = _blob_sha(content)
+            self.files[(branch, path)] = (content, sha)
+        return sha
+
+    def file_text(self, branch: str, path: str) -> str | None:
+        entry = self.files.get((branch, path))
+        return None if entry is None else entry[0].decode("utf-8")
+
+    def _git_ref(self, ref: str) -> dict[str, Any]:
+        sha = self.refs[ref]
+        url = f"{self.url}/repos/o/r/git/refs/{ref}"
+        return {
+            "ref": f"refs/{ref}",
+            "node_id": "REF_" + sha[:8],
+            "url": url,
+            "object": {"type": "commit", "sha": sha, "url": f"{self.url}/repos/o/r/git/commits/{sha}"},
+        }
+
+    def _serve_git(
+        self, method: str, route: str, path: str, query: Mapping[str, list[str]], body: Any
+    ) -> tuple[int, dict[str, str], Any]:
+        repo_path = "/".join(path.strip("/").split("/")[:3])  # repos/OWNER/NAME
+        rest = path.strip("/")[len(repo_path) + 1 :]
+        if route == GIT_REF:
+            ref = unquote(rest.removeprefix("git/ref/"))
+            return (200, {}, self._git_ref(ref)) if ref in self.refs else (404, {}, {"message": "Not Found"})
+        if route == GIT_REFS:
+            if not body["ref"].startswith("refs/") or body["ref"].count("/") < 2:
+                return 422, {}, {"message": "Reference name is not fully qualified"}
+            if not re.fullmatch(r"[0-9a-f]{40}", body["sha"]):
+                return 422, {}, {"message": "Object does not exist"}
+            ref = body["ref"].removeprefix("refs/")
+            if ref in self.refs:
+                return 422, {}, {"message": "Reference already exists"}
+            self.refs[ref] = body["sha"]
+            return 201, {}, self._git_ref(ref)
+        file_path = unquote(rest.removeprefix("contents/"))
+        if method == "GET":
+            return self._get_file(query.get("ref", ["main"])[0], file_path)
+        return self._put_file(file_path, body)
+
+    def _get_file(self, branch: str, path: str) -> tuple[int, dict[str, str], Any]:
+        if f"heads/{branch}" not in self.refs or (branch, path) not in self.files:
+            return 404, {}, {"message": "Not Found"}
+        content, sha = self.files[(branch, path)]
+        url = f"{self.url}/repos/o/r/contents/{path}?ref={branch}"
+        return (
+            200,
+            {},
+            {
+                "type": "file",
+                "encoding": "base64",
+                "size": len(content),
+                "name": path.rsplit("/", 1)[-1],
+                "path": path,
+                "content": base64.encodebytes(content).decode("ascii"),
+                "sha": sha,
+                "url": url,
+                "git_url": None,
+                "html_url": None,
+                "download_url": None,
+                "_links": {"git": None, "html": None, "self": url},
+            },
+        )
+
+    def _put_file(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        branch = body.get("branch", "main")
+        if f"heads/{branch}" not in self.refs:
+            return 404, {}, {"message": f"Branch {branch} not found"}
+        try:
+            content = base64.b64decode(body["content"], validate=True)
+        except ValueError:
+            self.violations.append(f"PUT contents/{path}: content is not base64")
+            return 422, {}, {"message": "content is not valid Base64"}
+        current = self.files.get((branch, path))
+        if current is not None and "sha" not in body:
+            return 422, {}, {"message": 'Invalid request.\n\n"sha" wasn\'t supplied.'}
+        if current is not None and body["sha"] != current[1]:
+            return 409, {}, {"message": f"{path} does not match {body['sha']}"}
+        if current is None and "sha" in body:
+            return 409, {}, {"message": f"{path} does not match {body['sha']}"}
+        blob = _blob_sha(content)
+        commit = _sha(f"{branch}:{path}:{blob}:{len(self.commits)}".encode())
+        self.files[(branch, path)] = (content, blob)
+        self.refs[f"heads/{branch}"] = commit
+        self.commits.append({"branch": branch, "path": path, "message": body["message"], "sha": commit})
+        return (
+            (201 if current is None else 200),
+            {},
+            {
+                "content": {"name": path.rsplit("/", 1)[-1], "path": path, "sha": blob, "size": len(content)},
+                "commit": {"sha": commit, "message": body["message"]},
+            },
+        )
+
     def _list_comments(
         self, path: str, issue: int, query: Mapping[str, list[str]]
     ) -> tuple[int, dict[str, str], Any]:
@@ -249,6 +420,7 @@ class FakeGitHub:
             def _respond(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                fake._wait_for_gathered_reads(self.command, self.path)  # outside the lock: they gather
                 status, headers, payload = fake._handle(self.command, self.path, dict(self.headers), raw)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -259,9 +431,18 @@ class FakeGitHub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = do_PATCH = _respond
+            do_GET = do_POST = do_PATCH = do_PUT = _respond
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 pass
 
         return Handler
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def _blob_sha(content: bytes) -> str:
+    """The git blob id of `content`, as GitHub reports a file's sha."""
+    return _sha(b"blob %d\0" % len(content) + content)
