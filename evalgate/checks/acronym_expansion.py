@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -166,6 +167,20 @@ def _expansion_within(inner: str, abbr: str) -> str | None:
     acronym word by word: a list such as `(RAG, RLHF, CoT)` or a gloss does not."""
     item = re.split(r"[,;]", inner, maxsplit=1)[0].strip(" :*_\"'-–—=")
     return item if _initials_spell(abbr, item) else None
+
+
+# Public names for the glossary (evalgate/checks/glossary.py), which harvests and validates expansions.
+initials_spell = _initials_spell
+long_form_before = _expansion_before
+
+
+def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
+    """(line number, the line with non-prose blanked) for every line that is prose at all."""
+    prose = _Prose(document)
+    for number in range(1, len(document.lines) + 1):
+        line = prose.line(number)
+        if line.strip():
+            yield number, line
 
 
 def _same_words(found: str, required: str) -> bool:
