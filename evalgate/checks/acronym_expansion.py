@@ -302,6 +302,7 @@ def find_problems(
         if abbr not in judged:
             if (
                 abbr in table.not_acronyms
+                or (abbr in table.capitalised_words and f"({abbr})" not in text)
                 or _ROMAN.fullmatch(abbr) is not None
                 or _is_reference_id(abbr, text, table)
             ):

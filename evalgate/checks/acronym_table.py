@@ -38,6 +38,8 @@ class AcronymTable:
     shorthand: Mapping[str, Shorthand]
     mixed_case: frozenset[str]  # acronyms with lower-case letters inside (CoT, PaaS)
     not_acronyms: frozenset[str]
+    # English words in capitals: not acronyms in a document that never writes `(WORD)`
+    capitalised_words: frozenset[str] = frozenset()
     expansions: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the repository glossary
     common: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the bundled common expansions
 
@@ -104,4 +106,5 @@ def _parse_table(text: str) -> AcronymTable:
         shorthand=MappingProxyType(shorthand),
         mixed_case=frozenset(str(x) for x in raw.get("mixed_case") or ()),
         not_acronyms=frozenset(str(x) for group in groups.values() for x in group or ()),
+        capitalised_words=frozenset(str(x) for x in raw.get("capitalised_words") or ()),
     )
