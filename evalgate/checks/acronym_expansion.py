@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -52,6 +52,8 @@ class AcronymProblem:
     line: int
     message: str
     suggestion: str | None = None  # the expansion the message suggests, when one is known
+    column: int = -1  # where the use starts in its line (0-based; `evalgate fix` edits there)
+    written: str = ""  # the token as written there (LLMs, GPT-4)
 
 
 # --- recognising acronyms and expansions ------------------------------------------------------------
@@ -270,6 +272,7 @@ class _FirstUse:
     detail: str = ""
     expanded_at: int | None = None
     long_form: str | None = None
+    column: int = -1
 
 
 def find_problems(
@@ -332,7 +335,7 @@ def find_problems(
         if opened:
             problem = _reversed(after, abbr, line, table)
             if problem is not None:
-                reversed_.append(problem)
+                reversed_.append(replace(problem, column=column, written=m.group()))
                 first.setdefault(abbr, _FirstUse(m.group(), line, "reversed"))
                 continue
         if use is not None and (use.kind is None or use.expanded_at is not None):
@@ -344,7 +347,7 @@ def find_problems(
                 line == title or _in_source_title(prose, line, column)
             ):
                 continue  # a title is a label or a quotation; the author's own first use must expand it
-            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form)
+            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form, column=column)
         elif kind is None:
             use.expanded_at, use.long_form = line, long_form
     problems = [
@@ -460,7 +463,7 @@ def _first_use_problem(abbr: str, use: _FirstUse, table: AcronymTable) -> Acrony
         message = f'{use.written} used without expansion; write "{wanted}" at first use'
     if suggestion is None and kind != "shorthand":
         message += _unknown_hint(abbr)
-    return AcronymProblem(abbr, kind, use.line, message, suggestion)
+    return AcronymProblem(abbr, kind, use.line, message, suggestion, use.column, use.written)
 
 
 def score_for(problems: tuple[AcronymProblem, ...]) -> int:
