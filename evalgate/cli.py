@@ -82,6 +82,8 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "combine shard results files (check --shard I/N --format json) into one report",
     ),
     "pilot": ("evalgate.validity.pilot", "run a multiplier pilot: tasks x cells judged blind by a trio"),
+    "glossary": ("evalgate.checks.glossary", "print the Expansion (ABBR) pairs files use, as glossary YAML"),
+    "fix": ("evalgate.fix.command", "fix acronym findings in place (--diff: show them, write nothing)"),
 }
 
 

@@ -38,6 +38,14 @@ class Price(_Strict):
     output: float = Field(ge=0)
 
 
+class Acronyms(_Strict):
+    """The repository's acronym glossary for the acronym_expansion check (docs/checks.md)."""
+
+    understood: tuple[str, ...] = ()  # accepted unexpanded (GPU, if every reader knows it)
+    expansions: dict[str, str] = Field(default_factory=dict)  # ABBR: Expansion, suggested in findings
+    glossary: str | None = None  # a YAML file with expansions: and understood: (relative to the cwd)
+
+
 class Config(_Strict):
     """Everything a run needs to know, from any source."""
 
@@ -58,6 +66,7 @@ class Config(_Strict):
     history: str | None = None
     history_keep: int = Field(default=1000, ge=1)  # records the action keeps on its history branch (< 1 MB)
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
+    acronyms: Acronyms = Acronyms()
 
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again."""
@@ -113,6 +122,16 @@ def parse_config(text: str, source: str) -> Config:
         return Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(_format(exc, source)) from None
+
+
+def read_yaml(p: Path, what: str) -> Any:
+    """A YAML file's data, or a ConfigError naming the file (`what` says what it is)."""
+    try:
+        return safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read {what}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
 
 
 def config_json_schema() -> dict[str, Any]:

@@ -11,10 +11,20 @@ import hashlib
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from evalgate.yamlsafe import safe_load
 
@@ -48,6 +58,121 @@ class Example(_Strict):
     why: str
 
 
+class CheckParams(_Strict):
+    """A deterministic check's parameters (`params:` under its dimension). Hashable by content, so a
+    check can compile what it derives from them once per process (functools.lru_cache), not per file."""
+
+    _key: str = PrivateAttr(default="")
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._key = type(self).__name__ + self.model_dump_json()
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CheckParams) and self._key == other._key
+
+
+class KeyFindingWordCountParams(CheckParams):
+    """key_finding_word_count: the claim's word floor and the list's length."""
+
+    min_words: int = Field(default=20, ge=1)
+    min_findings: int = Field(default=6, ge=1)
+    max_findings: int = Field(default=12, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> KeyFindingWordCountParams:
+        if self.min_findings > self.max_findings:
+            raise ValueError(
+                f"min_findings ({self.min_findings}) must not exceed max_findings ({self.max_findings})"
+            )
+        return self
+
+
+class RequiredSectionSpec(_Strict):
+    """One heading the template requires, matched at any level by normalised title or an alias."""
+
+    title: str = Field(min_length=1)
+    level: int = Field(default=2, ge=1, le=6)  # only how a finding writes it (`## Title`)
+    aliases: tuple[str, ...] = ()
+    core: bool = False  # one of the Findings' core parts, which weigh more in the anchors
+    container: bool = False  # holds only subsections, so no own text is needed
+    within: str | None = None  # the title of the required section it belongs to
+
+
+def _title_alone(data: Any) -> Any:
+    return {"title": data} if isinstance(data, str) else data
+
+
+# An entry of `required:` is a spec, or just its title.
+RequiredEntry = Annotated[
+    RequiredSectionSpec,
+    BeforeValidator(_title_alone, json_schema_input_type=Union[str, RequiredSectionSpec]),  # noqa: UP007
+]
+
+
+class SectionPresenceParams(CheckParams):
+    """section_presence: the required sections (in order) and the template's placeholder phrases."""
+
+    required: tuple[RequiredEntry, ...] | None = None  # None: the research template's
+    placeholders: tuple[str, ...] | None = None  # None: the research template's instruction sentences
+
+    @field_validator("required")
+    @classmethod
+    def _parents_first(cls, specs: tuple[RequiredSectionSpec, ...] | None) -> Any:
+        seen: set[str] = set()
+        for spec in specs or ():
+            if spec.within is not None and spec.within not in seen:
+                raise ValueError(f"{spec.title!r} is within {spec.within!r}, which is not listed before it")
+            seen.add(spec.title)
+        return specs
+
+    @field_validator("placeholders")
+    @classmethod
+    def _no_blank_phrase(cls, phrases: tuple[str, ...] | None) -> Any:
+        if phrases is not None and any(not p.split() for p in phrases):
+            raise ValueError("a placeholder phrase must not be blank")
+        return phrases
+
+
+class EvidenceMapCoverageParams(CheckParams):
+    """evidence_map_coverage: the content-word share at which a finding and a row match."""
+
+    match_threshold: float = Field(default=0.34, gt=0, le=1)
+    order_threshold: float = Field(default=0.15, gt=0, le=1)  # leftovers, taking rows in document order
+
+
+class AcronymExpansionParams(CheckParams):
+    """acronym_expansion: where it looks, and the rubric's own acronym data on top of the bundled
+    acronyms.yml (the protocol's required expansions and what is accepted unexpanded)."""
+
+    sections: tuple[str, ...] = ()  # section titles scanned (with their subsections); none: everything
+    required: dict[str, str] | None = None  # ABBR -> required expansion; None: acronyms.yml's table
+    understood: tuple[str, ...] = ()  # accepted unexpanded, besides acronyms.yml's not_acronyms
+    expansions: dict[str, str] = Field(default_factory=dict)  # ABBR -> suggested expansion (a glossary)
+
+    @field_validator("required", "expansions")
+    @classmethod
+    def _abbreviations(cls, table: dict[str, str] | None) -> Any:
+        for abbr, expansion in (table or {}).items():
+            if not abbr.strip() or not expansion.strip():
+                raise ValueError(f"{abbr!r} needs a non-empty abbreviation and expansion")
+        return table
+
+
+# The checks that take parameters: dimension id -> its parameters' model.
+CHECK_PARAMS: dict[str, type[CheckParams]] = {
+    "key_finding_word_count": KeyFindingWordCountParams,
+    "section_presence": SectionPresenceParams,
+    "evidence_map_coverage": EvidenceMapCoverageParams,
+    "acronym_expansion": AcronymExpansionParams,
+}
+AnyParams = Union[  # noqa: UP007  (the JSON schema names each model)
+    KeyFindingWordCountParams, SectionPresenceParams, EvidenceMapCoverageParams, AcronymExpansionParams
+]
+
+
 class Dimension(_Strict):
     """One thing the rubric measures."""
 
@@ -61,6 +186,30 @@ class Dimension(_Strict):
     examples: tuple[Example, ...] = ()
     # a judged dimension may also be computed mechanically by this deterministic check id
     mechanical: str | None = None
+    # a deterministic check's parameters (see CHECK_PARAMS); absent: the check's defaults
+    params: AnyParams | None = None
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _params_of_this_check(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None or isinstance(value, CheckParams):
+            return value
+        dimension_id = info.data.get("id")
+        model = CHECK_PARAMS.get(str(dimension_id))
+        if model is None or info.data.get("kind") != "deterministic":
+            known = ", ".join(CHECK_PARAMS)
+            raise ValueError(f"{dimension_id!r} takes no params (deterministic checks that do: {known})")
+        if not isinstance(value, dict):
+            raise ValueError("params must be a mapping of parameter names to values")
+        try:
+            return model.model_validate(value)
+        except ValidationError as exc:
+            details = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: "
+                + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"])
+                for e in exc.errors()
+            )
+            raise ValueError(details) from None
 
 
 class Bands(_Strict):
@@ -160,8 +309,12 @@ class Rubric(_Strict):
     def version(self) -> str:
         """A short hash of the canonical content: any change to the rubric changes it."""
         # `inputs` is left out when absent so rubrics written before it existed keep their version.
+        # Likewise a dimension's `params` when absent.
         exclude = {"inputs"} if self.inputs is None else None
         dumped = self.model_dump(mode="json", exclude=exclude)
+        for dimension in dumped["dimensions"]:
+            if dimension.get("params") is None:
+                dimension.pop("params", None)
         canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
@@ -189,11 +342,22 @@ def pack_names() -> list[str]:
     )
 
 
-def _format_validation(err: ValidationError, source: str) -> str:
+def _format_validation(err: ValidationError, source: str, raw: dict[str, Any]) -> str:
     lines = [f"{source}: invalid rubric"]
+    dimensions = raw.get("dimensions")
     for e in err.errors():
         where = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        lines.append(f"  {where}: {e['msg']}")
+        loc = e["loc"]
+        if (
+            len(loc) > 2
+            and loc[0] == "dimensions"
+            and isinstance(loc[1], int)
+            and isinstance(dimensions, list)
+        ):
+            named = dimensions[loc[1]] if loc[1] < len(dimensions) else None
+            if isinstance(named, dict) and isinstance(named.get("id"), str):
+                where += f" (dimension {named['id']})"
+        lines.append(f"  {where}: {str(e['msg']).removeprefix('Value error, ')}")
     return "\n".join(lines)
 
 
@@ -208,7 +372,7 @@ def parse_rubric(text: str, source: str) -> Rubric:
     try:
         return Rubric.model_validate(raw)
     except ValidationError as exc:
-        raise RubricError(_format_validation(exc, source)) from None
+        raise RubricError(_format_validation(exc, source, raw)) from None
 
 
 def load_rubric(name_or_path: str) -> Rubric:

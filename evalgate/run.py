@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalgate.checks import run_check
-from evalgate.config import Config
+from evalgate.config import Acronyms, Config
 from evalgate.discover import Target, discover, in_shard, repository_root
 from evalgate.document import Document, DocumentError, front_matter_warning, read_document
 from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
-from evalgate.rubric import Rubric, load_rubric
+from evalgate.rubric import AcronymExpansionParams, CheckParams, Rubric, load_rubric
 
 if TYPE_CHECKING:
     from evalgate.judging.backends import Backend
@@ -46,7 +46,7 @@ class _StructuralPass:
     """Read one file and run the rubric's deterministic checks on it (picklable for worker processes)."""
 
     max_bytes: int
-    checks: tuple[tuple[str, bool], ...]  # (dimension id, hard fail)
+    checks: tuple[tuple[str, bool, CheckParams | None], ...]  # (dimension id, hard fail, params)
     keep_document: bool
 
     def __call__(self, target: Target) -> _Evaluated:
@@ -56,11 +56,27 @@ class _StructuralPass:
             return _Evaluated(target, None, str(exc), ())
         except Exception as exc:  # a parser bug is this file's error, never the end of the run
             return _Evaluated(target, None, f"internal error while parsing: {type(exc).__name__}: {exc}", ())
-        dims = tuple(run_check(i, document, hard_fail=h) for i, h in self.checks)
+        dims = tuple(run_check(i, document, hard_fail=h, params=p) for i, h, p in self.checks)
         warning = front_matter_warning(document)
         # kept for the judges, and sent to the main process when this runs in a worker: without its bytes
         kept = replace(document, utf8=None) if self.keep_document else None
         return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
+
+
+def structural_checks(rubric: Rubric, config: Config) -> tuple[tuple[str, bool, CheckParams | None], ...]:
+    """(dimension id, hard fail, params) for each deterministic dimension, read once per run; the
+    repository's acronym glossary (`acronyms:` in .evalgate.yml) is merged into acronym_expansion's."""
+    checks = []
+    for d in rubric.deterministic:
+        params = d.params
+        if d.id == "acronym_expansion" and config.acronyms != Acronyms():
+            from evalgate.checks.glossary import merged_params
+
+            params = merged_params(
+                params if isinstance(params, AcronymExpansionParams) else None, config.acronyms
+            )
+        checks.append((d.id, d.hard_fail, params))
+    return tuple(checks)
 
 
 def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
@@ -133,7 +149,7 @@ def run(
     judges = _make_judges(config)
     task = _StructuralPass(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
-        checks=tuple((d.id, d.hard_fail) for d in rubric.deterministic),
+        checks=structural_checks(rubric, config),
         keep_document=bool(judges),
     )
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]

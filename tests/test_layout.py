@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalgate.judging",),
     ("evalgate.gate", "evalgate.report"),
     ("evalgate.run",),
+    ("evalgate.fix",),
     ("evalgate.validity",),
     ("evalgate.github",),
     ("evalgate.cli",),

@@ -3,9 +3,12 @@
 Takes a parsed document (and, for structured items, its parts); gives a `CheckOutcome` per check, free,
 exact and the same on every run. One module per check, and an explicit registry.
 
-A check is a function `check(document) -> CheckOutcome`. `run_check` turns it into the one result
-shape every dimension shares; a check that raises becomes an error value naming the check, never a
-crash of the run.
+A check is a function `check(document, params=None) -> CheckOutcome`, where `params` is its dimension's
+`params:` from the rubric (a validated, hashable `evalgate.rubric.CheckParams`; None: the check's
+defaults, which are the research-loop rubric's shipped values). What a check derives from its params
+(regexes, tables) is cached by the params, so a run prepares it once per process, not per file.
+`run_check` turns a check into the one result shape every dimension shares; a check that raises
+becomes an error value naming the check, never a crash of the run.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from evalgate.document import Document
 from evalgate.results import DimensionResult, Finding, Status
+from evalgate.rubric import CheckParams
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,7 @@ class CheckOutcome:
     findings: tuple[Finding, ...] = ()
 
 
-CheckFn = Callable[[Document], CheckOutcome]
+CheckFn = Callable[[Document, Any], CheckOutcome]  # (document, params or None)
 
 
 @cache
@@ -57,8 +62,11 @@ def registry() -> dict[str, CheckFn]:
     return dict(_registry())
 
 
-def run_check(dimension_id: str, document: Document, *, hard_fail: bool = False) -> DimensionResult:
-    """Run one deterministic check; any exception becomes an error value for that dimension."""
+def run_check(
+    dimension_id: str, document: Document, *, hard_fail: bool = False, params: CheckParams | None = None
+) -> DimensionResult:
+    """Run one deterministic check with its rubric params (None: its defaults); any exception becomes
+    an error value for that dimension."""
     fn = _registry().get(dimension_id)
     if fn is None:
         return DimensionResult(
@@ -69,7 +77,7 @@ def run_check(dimension_id: str, document: Document, *, hard_fail: bool = False)
             hard_fail=hard_fail,
         )
     try:
-        outcome = fn(document)
+        outcome = fn(document, params)
     except Exception as exc:  # a broken check is a value, not a crash
         return DimensionResult(
             id=dimension_id,

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
 from evalgate.checks import CheckOutcome
 from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
-from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table
-from evalgate.document import Document
+from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
+from evalgate.document import Document, normalise_title
 from evalgate.results import Finding
+from evalgate.rubric import AcronymExpansionParams
 
 __all__ = [
     "AcronymProblem",
@@ -49,6 +51,9 @@ class AcronymProblem:
     kind: ProblemKind
     line: int
     message: str
+    suggestion: str | None = None  # the expansion the message suggests, when one is known
+    column: int = -1  # where the use starts in its line (0-based; `evalgate fix` edits there)
+    written: str = ""  # the token as written there (LLMs, GPT-4)
 
 
 # --- recognising acronyms and expansions ------------------------------------------------------------
@@ -166,6 +171,20 @@ def _expansion_within(inner: str, abbr: str) -> str | None:
     return item if _initials_spell(abbr, item) else None
 
 
+# Public names for the glossary (evalgate/checks/glossary.py), which harvests and validates expansions.
+initials_spell = _initials_spell
+long_form_before = _expansion_before
+
+
+def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
+    """(line number, the line with non-prose blanked) for every line that is prose at all."""
+    prose = _Prose(document)
+    for number in range(1, len(document.lines) + 1):
+        line = prose.line(number)
+        if line.strip():
+            yield number, line
+
+
 def _same_words(found: str, required: str) -> bool:
     """Whether `required` (the protocol's expansion) is among the last words of `found`, tolerating case,
     hyphens, punctuation, plurals and a shortened word (Program/Programming)."""
@@ -184,9 +203,23 @@ def _word_matches(have: str, want: str) -> bool:
     return have == want or (len(short) >= 4 and long.startswith(short))
 
 
-def _expected(abbr: str, table: AcronymTable, later: str | None) -> str:
-    name = table.suggestion(abbr) or later or "Full Name"
-    return f"{name} ({abbr})"
+def _suggested(abbr: str, table: AcronymTable, in_document: str | None) -> str | None:
+    """The expansion to suggest (see AcronymTable.suggestion for the order). The document's own is
+    offered only when its words' initials spell the acronym."""
+    if in_document is not None and not _initials_spell(abbr, in_document):
+        in_document = None
+    return table.suggestion(abbr, in_document)
+
+
+def _expected(abbr: str, suggestion: str | None) -> str:
+    return f"{suggestion or 'Full Name'} ({abbr})"
+
+
+def _unknown_hint(abbr: str) -> str:
+    return (
+        f" (its expansion is unknown to evalgate: add `{abbr}: Full Name` under `acronyms: expansions:`"
+        " in .evalgate.yml, or list it under `acronyms: understood:` if readers know it)"
+    )
 
 
 # --- the pass over the document ----------------------------------------------------------------------
@@ -195,9 +228,16 @@ def _expected(abbr: str, table: AcronymTable, later: str | None) -> str:
 class _Prose:
     """The document's lines, masked to prose on demand (most lines never need it)."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, sections: tuple[str, ...] = ()) -> None:
         self.lines = document.lines
         self.skip = skipped_lines(document)
+        if sections:  # only these sections (and their subsections) are scanned
+            keep = bytearray(len(self.skip))
+            for title in sections:
+                found = document.find_section(normalise_title(title))
+                if found is not None:
+                    keep[found.line : found.end_line + 1] = b"\x01" * (found.end_line + 1 - found.line)
+            self.skip = bytearray(s | (k ^ 1) for s, k in zip(self.skip, keep, strict=True))
         self._masked: dict[int, str] = {}
         section = document.find_section("sources")
         self.sources = (section.line, section.end_line) if section is not None else (0, -1)
@@ -232,15 +272,19 @@ class _FirstUse:
     detail: str = ""
     expanded_at: int | None = None
     long_form: str | None = None
+    column: int = -1
 
 
-def find_problems(document: Document, table: AcronymTable | None = None) -> tuple[AcronymProblem, ...]:
-    """Every acronym whose first use is not `Full Name (ABBR)`, and every reversed expansion."""
+def find_problems(
+    document: Document, table: AcronymTable | None = None, *, sections: tuple[str, ...] = ()
+) -> tuple[AcronymProblem, ...]:
+    """Every acronym whose first use is not `Full Name (ABBR)`, and every reversed expansion; with
+    `sections`, in those sections only."""
     table = table or load_table()
     text = document.text  # "\n".join(lines), and maybe one more "\n": the same offsets
     line, counted_to = 1, 0  # the line of offset `counted_to` (matches come in document order)
     comments = comment_spans(text)
-    prose = _Prose(document)
+    prose = _Prose(document, sections)
     title = next((s.line for s in document.sections if s.level == 1), None)
     token = _token_regex(table.mixed_case, tuple(table.shorthand))
     first: dict[str, _FirstUse] = {}
@@ -261,6 +305,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         if abbr not in judged:
             if (
                 abbr in table.not_acronyms
+                or (abbr in table.capitalised_words and f"({abbr})" not in text)
                 or _ROMAN.fullmatch(abbr) is not None
                 or _is_reference_id(abbr, text, table)
             ):
@@ -290,7 +335,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
         if opened:
             problem = _reversed(after, abbr, line, table)
             if problem is not None:
-                reversed_.append(problem)
+                reversed_.append(replace(problem, column=column, written=m.group()))
                 first.setdefault(abbr, _FirstUse(m.group(), line, "reversed"))
                 continue
         if use is not None and (use.kind is None or use.expanded_at is not None):
@@ -302,7 +347,7 @@ def find_problems(document: Document, table: AcronymTable | None = None) -> tupl
                 line == title or _in_source_title(prose, line, column)
             ):
                 continue  # a title is a label or a quotation; the author's own first use must expand it
-            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form)
+            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form, column=column)
         elif kind is None:
             use.expanded_at, use.long_form = line, long_form
     problems = [
@@ -387,15 +432,21 @@ def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymP
     inner = _expansion_within(sep.group(1), abbr)
     if inner is None:
         return None
-    wanted = _expected(abbr, table, inner)
+    suggestion = _suggested(abbr, table, inner)
+    wanted = _expected(abbr, suggestion)
     return AcronymProblem(
-        abbr, "reversed", line, f'reversed expansion "({abbr}, {inner})"; write "{wanted}" instead'
+        abbr,
+        "reversed",
+        line,
+        f'reversed expansion "({abbr}, {inner})"; write "{wanted}" instead',
+        suggestion,
     )
 
 
 def _first_use_problem(abbr: str, use: _FirstUse, table: AcronymTable) -> AcronymProblem:
-    wanted = _expected(abbr, table, use.long_form)
     kind: ProblemKind = use.kind or "unexpanded"
+    suggestion = None if kind == "shorthand" else _suggested(abbr, table, use.long_form)
+    wanted = _expected(abbr, suggestion)
     if kind == "shorthand":
         message = f"{use.written} used as shorthand; {table.shorthand[abbr].advice} at first use"
     elif kind == "defined_after":
@@ -410,7 +461,9 @@ def _first_use_problem(abbr: str, use: _FirstUse, table: AcronymTable) -> Acrony
         )
     else:
         message = f'{use.written} used without expansion; write "{wanted}" at first use'
-    return AcronymProblem(abbr, kind, use.line, message)
+    if suggestion is None and kind != "shorthand":
+        message += _unknown_hint(abbr)
+    return AcronymProblem(abbr, kind, use.line, message, suggestion, use.column, use.written)
 
 
 def score_for(problems: tuple[AcronymProblem, ...]) -> int:
@@ -433,9 +486,10 @@ def score_for(problems: tuple[AcronymProblem, ...]) -> int:
     return score
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: AcronymExpansionParams | None = None) -> CheckOutcome:
     """The acronym_expansion dimension: a score on the rubric's 1-5 anchors and one finding per problem."""
-    problems = find_problems(document)
+    sections = params.sections if params is not None else ()
+    problems = find_problems(document, with_params(params), sections=sections)
     return CheckOutcome(
         score=score_for(problems), findings=tuple(Finding(p.line, p.message) for p in problems)
     )

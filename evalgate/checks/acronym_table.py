@@ -2,17 +2,23 @@
 
 acronyms.yml holds the protocol's table of required expansions, the self-review list of suggested
 ones, the shorthand the protocol wants rewritten, and what is not an acronym (see docs/acronyms.md).
+common_expansions.yml is the bundled list of common expansions, the last place a suggestion comes
+from. A rubric's params and a repository's glossary (`.evalgate.yml` `acronyms:`) are laid over the
+shipped table by `with_params`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 
+from evalgate.rubric import AcronymExpansionParams
 from evalgate.yamlsafe import safe_load
+
+_EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -32,10 +38,23 @@ class AcronymTable:
     shorthand: Mapping[str, Shorthand]
     mixed_case: frozenset[str]  # acronyms with lower-case letters inside (CoT, PaaS)
     not_acronyms: frozenset[str]
+    # English words in capitals: not acronyms in a document that never writes `(WORD)`
+    capitalised_words: frozenset[str] = frozenset()
+    expansions: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the repository glossary
+    common: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the bundled common expansions
 
-    def suggestion(self, abbr: str) -> str | None:
-        """The expansion a finding should suggest, if the data knows one."""
-        return self.required.get(abbr) or self.checked.get(abbr)
+    def suggestion(self, abbr: str, in_document: str | None = None) -> str | None:
+        """The expansion a finding should suggest, if one is known, in this order: the protocol's
+        required expansion (the only one accepted), the document's own (a later or reversed
+        expansion, `in_document`), the repository's glossary, the self-review list, the bundled
+        common expansions."""
+        return (
+            self.required.get(abbr)
+            or in_document
+            or self.expansions.get(abbr)
+            or self.checked.get(abbr)
+            or self.common.get(abbr)
+        )
 
 
 def load_table(text: str | None = None) -> AcronymTable:
@@ -47,7 +66,31 @@ def load_table(text: str | None = None) -> AcronymTable:
 
 @lru_cache(maxsize=1)
 def _shipped_table() -> AcronymTable:
-    return _parse_table((resources.files("evalgate.checks") / "acronyms.yml").read_text(encoding="utf-8"))
+    table = _parse_table((resources.files("evalgate.checks") / "acronyms.yml").read_text(encoding="utf-8"))
+    return replace(table, common=common_expansions())
+
+
+@lru_cache(maxsize=1)
+def common_expansions() -> Mapping[str, str]:
+    """The bundled list of common expansions (common_expansions.yml): ABBR -> Expansion."""
+    text = (resources.files("evalgate.checks") / "common_expansions.yml").read_text(encoding="utf-8")
+    raw = safe_load(text) or {}
+    return MappingProxyType({str(k): str(v) for k, v in raw.items()})
+
+
+@lru_cache(maxsize=8)
+def with_params(params: AcronymExpansionParams | None) -> AcronymTable:
+    """The shipped table with a rubric's params (and the repository glossary merged into them) laid
+    over it; computed once per params, not per document."""
+    table = _shipped_table()
+    if params is None:
+        return table
+    return replace(
+        table,
+        required=table.required if params.required is None else MappingProxyType(dict(params.required)),
+        not_acronyms=table.not_acronyms | frozenset(params.understood),
+        expansions=MappingProxyType(dict(params.expansions)),
+    )
 
 
 def _parse_table(text: str) -> AcronymTable:
@@ -63,4 +106,5 @@ def _parse_table(text: str) -> AcronymTable:
         shorthand=MappingProxyType(shorthand),
         mixed_case=frozenset(str(x) for x in raw.get("mixed_case") or ()),
         not_acronyms=frozenset(str(x) for group in groups.values() for x in group or ()),
+        capitalised_words=frozenset(str(x) for x in raw.get("capitalised_words") or ()),
     )

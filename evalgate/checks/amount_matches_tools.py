@@ -64,7 +64,7 @@ def _line_of(document: Document, written: str) -> int:
     return 1
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: None = None) -> CheckOutcome:
     """1 when every amount in the reply is in the tool results with its currency, else 0."""
     try:
         item = load_item(document.text, document.path or "input")

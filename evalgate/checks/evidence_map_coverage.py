@@ -4,9 +4,9 @@ Matching findings to rows: Evidence Map rows are usually shortened paraphrases o
 finding and a row match on the share of their content words (lower-cased, 2+ characters, crudely
 stemmed; common function words, labels and URLs dropped) they have in common, over the smaller set.
 Pairs are taken greedily, best first, one row per finding; a pair counts when that share reaches
-MATCH_THRESHOLD.
+MATCH_THRESHOLD (the rubric's `match_threshold` param).
 Findings still unmatched then take the unused rows in document order when they share at least
-ORDER_THRESHOLD of their words. A finding left without a row is reported on its own line.
+ORDER_THRESHOLD (`order_threshold`) of their words. A finding left without a row is reported on its own line.
 Counting backs this up: with fewer rows than findings, at least the difference is uncovered
 whatever the words say.
 """
@@ -20,9 +20,11 @@ from evalgate.checks import CheckOutcome
 from evalgate.document import Document, EvidenceRow, KeyFinding
 from evalgate.document.findings import DOI, URL
 from evalgate.results import Finding
+from evalgate.rubric import EvidenceMapCoverageParams
 
-MATCH_THRESHOLD = 0.34
-ORDER_THRESHOLD = 0.15
+DEFAULTS = EvidenceMapCoverageParams()
+MATCH_THRESHOLD = DEFAULTS.match_threshold
+ORDER_THRESHOLD = DEFAULTS.order_threshold
 _LABEL = re.compile(r"^\s*(?:\*\*|__)?\[(?:fact|inference|assumption)\b", re.I)
 _WORD = re.compile(r"[a-z0-9]{2,}")
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
@@ -138,7 +140,12 @@ def _stem(word: str) -> str | None:
     return _SUFFIX.sub("", word)[:6]
 
 
-def match_rows(key_findings: tuple[KeyFinding, ...], rows: tuple[EvidenceRow, ...]) -> dict[int, EvidenceRow]:
+def match_rows(
+    key_findings: tuple[KeyFinding, ...],
+    rows: tuple[EvidenceRow, ...],
+    match_threshold: float = MATCH_THRESHOLD,
+    order_threshold: float = ORDER_THRESHOLD,
+) -> dict[int, EvidenceRow]:
     """Key Finding number -> its Evidence Map row, for the findings that have one."""
     kf_words = {kf.number: content_words(kf.claim) for kf in key_findings}
     row_words = [content_words(row.claim) for row in rows]
@@ -147,7 +154,7 @@ def match_rows(key_findings: tuple[KeyFinding, ...], rows: tuple[EvidenceRow, ..
         for i, rw in enumerate(row_words):
             if words and rw:
                 share = len(words & rw) / min(len(words), len(rw))
-                if share >= MATCH_THRESHOLD:
+                if share >= match_threshold:
                     pairs.append((share, number, i))
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
     matched: dict[int, EvidenceRow] = {}
@@ -162,7 +169,7 @@ def match_rows(key_findings: tuple[KeyFinding, ...], rows: tuple[EvidenceRow, ..
     leftover = [kf for kf in key_findings if kf.number not in matched]
     for kf, i in zip(leftover, spare, strict=False):
         words, rw = kf_words[kf.number], row_words[i]
-        if words and rw and len(words & rw) / min(len(words), len(rw)) >= ORDER_THRESHOLD:
+        if words and rw and len(words & rw) / min(len(words), len(rw)) >= order_threshold:
             matched[kf.number] = rows[i]
     return matched
 
@@ -172,21 +179,24 @@ def is_source_backed(cell: str) -> bool:
     return bool(URL.search(cell) or DOI.search(cell))
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: EvidenceMapCoverageParams | None = None) -> CheckOutcome:
     """Score Evidence Map coverage of the Key Findings and the rows' sources and labels (anchors 1-5)."""
+    p = params or DEFAULTS
     if document.evidence_map is None:
         section = document.find_section("evidence map")
         return CheckOutcome(1, (Finding(section.line if section else 1, "no Evidence Map table found"),))
     rows = tuple(r for r in document.evidence_rows if any(c.strip() for c in r.cells))
     findings: list[Finding] = []
-    matched = match_rows(document.key_findings, rows)
+    matched = match_rows(document.key_findings, rows, p.match_threshold, p.order_threshold)
     unmatched = [kf for kf in document.key_findings if kf.number not in matched]
     # Counting is the floor: n findings and n-1 rows leave one uncovered whatever the words say.
     missing = max(len(unmatched), len(document.key_findings) - len(rows))
     for kf in unmatched:
         findings.append(
             Finding(
-                kf.line, f"Key Finding {kf.number} has no matching Evidence Map row", end_line=kf.end_line
+                kf.line,
+                f"Key Finding {kf.number} has no matching Evidence Map row{_share_note(p)}",
+                end_line=kf.end_line,
             )
         )
     weak = 0
@@ -200,6 +210,14 @@ def check(document: Document) -> CheckOutcome:
             weak += 1
             findings.append(Finding(row.line, "Evidence Map row: " + "; ".join(problems)))
     return CheckOutcome(score(missing, weak), tuple(findings))
+
+
+def _share_note(params: EvidenceMapCoverageParams) -> str:
+    """The configured threshold, named in a finding when it is not the shipped one (so the shipped
+    rubric's messages stay as they were)."""
+    if params.match_threshold == MATCH_THRESHOLD:
+        return ""
+    return f" (none shares {params.match_threshold:.0%} of its content words)"
 
 
 def score(missing: int, weak: int) -> int:

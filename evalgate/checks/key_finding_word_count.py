@@ -1,5 +1,8 @@
 """key_finding_word_count: Key Findings is a list of 6-12 items, each claim at least 20 words.
 
+The numbers are the rubric's params (`min_words`, `min_findings`, `max_findings`); those above are
+the research-loop rubric's, and the defaults.
+
 A word is a whitespace-separated token of the claim (the item without its label, confidence and
 source parts, see `evalgate.document.findings.claim_of`) once URLs and markdown markup are removed, that holds
 at least one letter or digit. So reflowing a finding over several lines, `1.` vs `1)` markers, bold
@@ -14,9 +17,11 @@ from evalgate.checks import CheckOutcome
 from evalgate.document import Document
 from evalgate.document.findings import URL
 from evalgate.results import Finding
+from evalgate.rubric import KeyFindingWordCountParams
 
-MIN_WORDS = 20
-MIN_FINDINGS, MAX_FINDINGS = 6, 12
+DEFAULTS = KeyFindingWordCountParams()
+MIN_WORDS = DEFAULTS.min_words
+MIN_FINDINGS, MAX_FINDINGS = DEFAULTS.min_findings, DEFAULTS.max_findings
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"[*_`~]+")
 # A white-space-delimited token holding a letter or digit: the search only ever starts at a token's
@@ -36,8 +41,10 @@ def claim_words(claim: str) -> int:
     return len(_WORD_TOKEN.findall(text))
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: KeyFindingWordCountParams | None = None) -> CheckOutcome:
     """Score the Key Findings count and the length of each claim (anchors 1-5)."""
+    p = params or DEFAULTS
+    min_words, min_findings, max_findings = p.min_words, p.min_findings, p.max_findings
     section = document.key_findings_section
     findings_list = document.key_findings
     if section is None or not findings_list:
@@ -47,31 +54,32 @@ def check(document: Document) -> CheckOutcome:
     short = 0
     for kf in findings_list:
         words = claim_words(kf.claim)
-        if words < MIN_WORDS:
+        if words < min_words:
             short += 1
             findings.append(
                 Finding(
                     kf.line,
-                    f"Key Finding {kf.number} has {words} words in its claim; {MIN_WORDS} are required",
+                    f"Key Finding {kf.number} has {words} words in its claim; {min_words} are required",
                     end_line=kf.end_line,
                 )
             )
     count = len(findings_list)
-    if not MIN_FINDINGS <= count <= MAX_FINDINGS:
+    if not min_findings <= count <= max_findings:
         findings.append(
             Finding(
-                section.line, f"{count} Key Findings; the protocol asks for {MIN_FINDINGS}-{MAX_FINDINGS}"
+                section.line, f"{count} Key Findings; the protocol asks for {min_findings}-{max_findings}"
             )
         )
-    return CheckOutcome(score(count, short), tuple(findings))
+    return CheckOutcome(score(count, short, min_findings, max_findings), tuple(findings))
 
 
-def score(count: int, short: int) -> int:
-    """The anchor for `count` findings of which `short` are under the word minimum."""
-    if count < 3:
+def score(count: int, short: int, min_findings: int = MIN_FINDINGS, max_findings: int = MAX_FINDINGS) -> int:
+    """The anchor for `count` findings of which `short` are under the word minimum. With the shipped
+    6-12: under 3 -> 1; 3-4 or 14+ -> 2; 5 or 13 (one outside) -> 3, or 2 with any short."""
+    if count < min_findings - 3:
         return 1
-    if count <= 4 or count >= 14 or short >= 3:
+    if count <= min_findings - 2 or count >= max_findings + 2 or short >= 3:
         return 2
-    if count in (5, 13):
+    if count in (min_findings - 1, max_findings + 1):
         return 3 if short == 0 else 2
     return {0: 5, 1: 4, 2: 3}[short]

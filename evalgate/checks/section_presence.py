@@ -7,6 +7,10 @@ Hypothesis` stands for `## Research Question` (16 items), `Section 6 Synthesis` 
 italic notes the template asks writers to keep (`*(Populated from §6 Synthesis above.)*`) are not
 placeholders; the template's instruction sentences, a lone `-`, `TITLE` and the empty Evidence Map
 row are.
+
+The required sections and the placeholder phrases are the rubric's params (`required`,
+`placeholders`); REQUIRED and PLACEHOLDER_PHRASES below are the defaults, which the research-loop
+rubric spells out.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, normalise_title
 from evalgate.document.asciifold import ascii_lowered
 from evalgate.results import Finding
+from evalgate.rubric import RequiredSectionSpec, SectionPresenceParams
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,6 @@ PLACEHOLDER_PHRASES = (
     "[Smith et al. (YYYY) Source Title](https://url)",
     "[Organisation Title](https://url) — brief description",
 )
-_PLACEHOLDER_KEYS = tuple((p, " ".join(p.lower().split())) for p in PLACEHOLDER_PHRASES)
 # Finding which phrases occur at all is the check's main cost: one search per phrase over a lowered
 # copy of every item is 0.4 s over the corpus. Instead, each phrase is looked for from one character of
 # it that is rare in prose (`q`, `x`, `j`, `?`, `(`...), in the UTF-8 bytes: a regex that starts with a
@@ -106,11 +111,11 @@ _WHITE = (  # in UTF-8: ASCII white space, U+001C-1F, U+0085, U+00A0, U+1680, U+
 )
 
 
-def _phrase_searches() -> tuple[re.Pattern[bytes], ...]:
+def _phrase_searches(keys: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[bytes], ...]:
     """One bytes regex per rare character; each alternative (a phrase) ends in an empty group named
     after the phrase's index, so a match's `lastgroup` says which phrase it found."""
     branches: dict[int, list[bytes]] = {}
-    for index, (_, key) in enumerate(_PLACEHOLDER_KEYS):
+    for index, (_, key) in enumerate(keys):
         raw = key.encode("utf-8")
         char = next((c for c in _RARE_FIRST if c in raw), raw[0])
         at = raw.index(char)
@@ -125,7 +130,46 @@ def _phrase_searches() -> tuple[re.Pattern[bytes], ...]:
     )
 
 
-_SEARCHES = _phrase_searches()
+@dataclass(frozen=True)
+class _Template:
+    """What the check looks for, derived once per params: the required sections in order, the
+    placeholder phrases (as written, and lowered with white space collapsed) and their searches."""
+
+    required: tuple[RequiredSection, ...]
+    placeholder_keys: tuple[tuple[str, str], ...]
+    searches: tuple[re.Pattern[bytes], ...]
+    findings_name: str | None  # the core container (## Findings) whose absence alone scores 1
+
+
+def required_from_specs(specs: tuple[RequiredSectionSpec, ...]) -> tuple[RequiredSection, ...]:
+    """The rubric's `required:` entries as the check's RequiredSection tuple (titles and aliases
+    normalised as headings are; `within` names the parent by title)."""
+    names = {spec.title: "#" * spec.level + " " + spec.title for spec in specs}
+    return tuple(
+        RequiredSection(
+            names[spec.title],
+            tuple(dict.fromkeys(normalise_title(t) for t in (spec.title, *spec.aliases))),
+            core=spec.core,
+            container=spec.container,
+            parent=names[spec.within] if spec.within is not None else None,
+        )
+        for spec in specs
+    )
+
+
+@lru_cache(maxsize=8)
+def _template(params: SectionPresenceParams | None) -> _Template:
+    required = REQUIRED
+    phrases: tuple[str, ...] = PLACEHOLDER_PHRASES
+    if params is not None:
+        required = REQUIRED if params.required is None else required_from_specs(params.required)
+        phrases = PLACEHOLDER_PHRASES if params.placeholders is None else params.placeholders
+    keys = tuple((p, " ".join(p.lower().split())) for p in phrases)
+    findings_name = next((r.name for r in required if r.core and r.container), None)
+    return _Template(required, keys, _phrase_searches(keys) if keys else (), findings_name)
+
+
+_PLACEHOLDER_KEYS = _template(None).placeholder_keys  # the defaults' (phrase, lowered key) pairs
 
 # Lines that carry nothing: a lone list marker (`-`, `1.`), a kept italic template note, a rule.
 _EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
@@ -134,9 +178,10 @@ _SKILL_PREFIX = re.compile(r"^section (?=\d)")
 _Keyed = dict[str, list[Section]]  # the document's sections by key, each list in document order
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: SectionPresenceParams | None = None) -> CheckOutcome:
     """Score the presence and filling-in of the template's required sections (anchors 1-5)."""
-    phrases = _phrases_in(document)
+    template = _template(params)
+    phrases = _phrases_in(document, template)
     keyed: _Keyed = {}
     for s in document.sections:
         key = _SKILL_PREFIX.sub("", s.key) if s.key.startswith("section ") else s.key
@@ -145,7 +190,7 @@ def check(document: Document) -> CheckOutcome:
     findings: list[Finding] = []
     found: dict[str, Section | None] = {}
     core_bad = minor_bad = 0
-    for required in REQUIRED:
+    for required in template.required:
         parent = found.get(required.parent) if required.parent else None
         section = _find(keyed, required, parent)
         found[required.name] = section
@@ -154,7 +199,7 @@ def check(document: Document) -> CheckOutcome:
                 continue  # the missing parent was counted once for all its subsections
             findings.append(
                 Finding(
-                    _anchor_line(document, keyed, found, required),
+                    _anchor_line(document, keyed, found, required, template.required),
                     f"missing required section {required.name}",
                 )
             )
@@ -171,9 +216,8 @@ def check(document: Document) -> CheckOutcome:
     if title_line is not None:
         findings.append(Finding(title_line, "the title is still the template's 'TITLE'"))
         minor_bad += 1
-    return CheckOutcome(
-        score=_score(found["## Findings"] is None, core_bad, minor_bad), findings=tuple(findings)
-    )
+    findings_missing = template.findings_name is not None and found[template.findings_name] is None
+    return CheckOutcome(score=_score(findings_missing, core_bad, minor_bad), findings=tuple(findings))
 
 
 def _score(findings_missing: bool, core_bad: int, minor_bad: int) -> int:
@@ -203,14 +247,14 @@ def _anchor_line(
     keyed: _Keyed,
     found: dict[str, Section | None],
     required: RequiredSection,
+    in_order: tuple[RequiredSection, ...],
 ) -> int:
     """Where to report a missing section: its parent's heading, else the next required section
     that is present, else the last line."""
     parent = found.get(required.parent) if required.parent else None
     if parent is not None:
         return parent.line
-    names = [r.name for r in REQUIRED]
-    for later in REQUIRED[names.index(required.name) + 1 :]:
+    for later in in_order[in_order.index(required) + 1 :]:
         section = _find(keyed, later)
         if section is not None:
             return section.line
@@ -245,21 +289,25 @@ def _placeholder_problem(
     return None
 
 
-def _phrases_in(document: Document) -> tuple[tuple[str, str], ...]:
+def _phrases_in(document: Document, template: _Template | None = None) -> tuple[tuple[str, str], ...]:
     """The placeholder phrases that occur anywhere in the document (usually none), so sections are
     searched only for those."""
+    template = template or _template(None)
+    keys = template.placeholder_keys
+    if not keys:
+        return ()
     text = document.text
     candidates: Iterable[int]
     lowered = ascii_lowered(text, document.utf8)  # the phrases' rare characters and white space are ASCII
     if lowered is None:
-        candidates = range(len(_PLACEHOLDER_KEYS))  # rare: every phrase is looked for exactly
+        candidates = range(len(keys))  # rare: every phrase is looked for exactly
     else:
-        found = {m.lastgroup for search in _SEARCHES for m in search.finditer(lowered)}
+        found = {m.lastgroup for search in template.searches for m in search.finditer(lowered)}
         if not found:
             return ()
         candidates = sorted(int(name[1:]) for name in found if name)
     whole = " ".join(text.lower().split())
-    return tuple(_PLACEHOLDER_KEYS[i] for i in candidates if _PLACEHOLDER_KEYS[i][1] in whole)
+    return tuple(keys[i] for i in candidates if keys[i][1] in whole)
 
 
 def _template_title_line(document: Document) -> int | None:

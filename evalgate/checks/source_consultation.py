@@ -60,7 +60,7 @@ def _top(document: Document, key: str) -> Section | None:
     return min(matches, key=lambda s: (s.level, s.line)) if matches else None
 
 
-def check(document: Document) -> CheckOutcome:
+def check(document: Document, params: None = None) -> CheckOutcome:
     """Score how many sources are marked consulted and whether those are cited (anchors 1-5)."""
     sources = document.sources
     if not sources:

@@ -231,8 +231,8 @@ def test_a_document_kept_for_judges_leaves_its_bytes_behind(tmp_path: Path) -> N
 
     path = tmp_path / "item.md"
     path.write_text("# Title\n\n## Findings\n\nText.\n", encoding="utf-8")
-    evaluated = _StructuralPass(max_bytes=1 << 20, checks=(("section_presence", False),), keep_document=True)(
-        Target(display="item.md", path=path)
-    )
+    evaluated = _StructuralPass(
+        max_bytes=1 << 20, checks=(("section_presence", False, None),), keep_document=True
+    )(Target(display="item.md", path=path))
     assert evaluated.document is not None and evaluated.document.utf8 is None
     assert evaluated.document.text == read_document(path).text

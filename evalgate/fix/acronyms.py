@@ -1,0 +1,166 @@
+"""The acronym fixes `evalgate fix` applies: only those with a known answer, edited inside one line.
+
+- an unexpanded (or late) first use with a suggested expansion: `LLMs` -> `Large Language Models (LLMs)`;
+- a reversed expansion: `(LLM, Large Language Model)` -> `Large Language Model (LLM)`;
+- `ABBR (Full Name)` whose parenthesis holds just the expansion -> `Full Name (ABBR)`.
+
+Everything else (a wrong expansion of the protocol's table, A/B shorthand, an acronym whose
+expansion is unknown, a first use in a heading, whose anchor would change) is left for the author,
+and said so. An edit is made only where every character it replaces is prose (never inside a code
+span, a URL, a link target, an HTML tag or comment: `prose_line` leaves those blanked), on a line
+that is no heading, front matter or code; it never adds or removes a line.
+
+A fix must not move another dimension: after the edits the other deterministic checks run again, and
+if any result changed (a Key Finding that reaches the word floor, an Evidence Map match that moves),
+the edits are retried one at a time and each that moves something is left for the author. An
+expansion that holds another acronym (`JSON Web Token`) is not inserted: it would make that
+acronym's first use unexpanded in turn. The fixed text is checked again until nothing is left to
+fix, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from evalgate.checks import run_check
+from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
+from evalgate.checks.acronym_prose import prose_line
+from evalgate.checks.acronym_table import AcronymTable, with_params
+from evalgate.document import Document, parse_document
+from evalgate.rubric import AcronymExpansionParams, CheckParams
+
+_REVERSED_SPAN = re.compile(r"\([^()]*\)")  # from the `(` before the acronym to its `)`
+_CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]+\b")  # an acronym inside a suggested expansion
+_PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")
+_PASSES = 4  # an inserted expansion may hold an acronym of its own; more is never needed in practice
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `old` at `column` of `line` (1-based) with `new`."""
+
+    line: int
+    column: int
+    old: str
+    new: str
+    acronym: str
+
+
+@dataclass
+class FixResult:
+    """The fixed text of one document, what was fixed and what is left for the author."""
+
+    text: str
+    fixed: list[Edit] = field(default_factory=list)
+    left: list[tuple[AcronymProblem, str]] = field(default_factory=list)  # (problem, why not fixed)
+
+
+Checks = Sequence[tuple[str, CheckParams | None]]  # the other deterministic dimensions and their params
+
+
+def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -> FixResult:
+    """Fix LF-normalised `text` (no BOM); see the module's docstring."""
+    result = FixResult(text)
+    table = with_params(params)
+    sections = params.sections if params is not None else ()
+    baseline = _other_results(parse_document(text), others)
+    refused: set[tuple[str, int]] = set()  # (acronym, line) whose fix would move another dimension
+    for attempt in range(_PASSES + 1):
+        document = parse_document(result.text)
+        edits: list[Edit] = []
+        result.left = []
+        for problem in find_problems(document, table, sections=sections):
+            edit, why = _edit_for(problem, document, table)
+            if edit is None or (problem.acronym, problem.line) in refused:
+                result.left.append((problem, why or "fixing it would change another dimension's result"))
+            elif attempt == _PASSES or _overlaps(edit, edits):
+                result.left.append((problem, "another fix on the same words comes first: run fix again"))
+            else:
+                edits.append(edit)
+        if not edits:
+            break
+        fixed = _apply(result.text, edits)
+        if _other_results(parse_document(fixed), others) != baseline:
+            fixed, edits = _one_at_a_time(result.text, edits, others, baseline, refused)
+        result.text = fixed
+        result.fixed += edits
+    return result
+
+
+def _edit_for(problem: AcronymProblem, document: Document, table: AcronymTable) -> tuple[Edit | None, str]:
+    if problem.suggestion is None or problem.column < 0:
+        if problem.kind == "shorthand":
+            return None, "shorthand: rewrite it in words"
+        return None, "its expansion is unknown (add it to the glossary)"
+    if problem.kind == "wrong_expansion":
+        return None, "the expansion differs from the one the protocol requires: rewrite it"
+    inner = next((w for w in _CAPITALS.findall(problem.suggestion) if w not in table.not_acronyms), None)
+    if inner is not None:  # `JSON Web Token (JWT)` would make JSON's first use unexpanded in turn
+        return None, f"its expansion holds another acronym ({inner}): write both by hand"
+    if problem.line in set(document.heading_lines):
+        return None, "first used in a heading (its anchor would change): expand it there by hand"
+    raw = document.lines[problem.line - 1]
+    prose = prose_line(raw)
+    start, word = problem.column, problem.written
+    if raw[start : start + len(word)] != word:
+        return None, "not found where reported"
+    expansion = problem.suggestion
+    if problem.kind == "reversed":
+        opening = raw.rfind("(", 0, start)
+        span = _REVERSED_SPAN.match(raw, opening) if opening >= 0 else None
+        if span is None:
+            return None, "the reversed parenthesis could not be read"
+        start, old, new = opening, span.group(), f"{expansion} ({problem.acronym})"
+    elif problem.kind == "defined_after":
+        paren = _PAREN_AFTER.match(raw, start + len(word))
+        if paren is None or paren.group(1).strip() != expansion:
+            return None, "the parenthesis after it holds more than the expansion: rewrite it"
+        old, new = raw[start : paren.end()], f"{expansion} ({word})"
+    else:  # unexpanded, late
+        plural = word.endswith("s") and not problem.acronym.endswith("s") and not expansion.endswith("s")
+        old, new = word, f"{expansion}{'s' if plural else ''} ({word})"
+    if prose[start : start + len(old)] != old:
+        return None, "next to code, a URL or markup"
+    return Edit(problem.line, start, old, new, problem.acronym), ""
+
+
+def _overlaps(edit: Edit, edits: list[Edit]) -> bool:
+    end = edit.column + len(edit.old)
+    return any(e.line == edit.line and e.column < end and edit.column < e.column + len(e.old) for e in edits)
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    """The edits made, right to left within each line so earlier columns stay valid."""
+    lines = text.split("\n")
+    for edit in sorted(edits, key=lambda e: (e.line, e.column), reverse=True):
+        line = lines[edit.line - 1]
+        assert line[edit.column : edit.column + len(edit.old)] == edit.old
+        lines[edit.line - 1] = line[: edit.column] + edit.new + line[edit.column + len(edit.old) :]
+    return "\n".join(lines)
+
+
+def _other_results(document: Document, others: Checks) -> list[tuple[object, ...]]:
+    results = [run_check(dim, document, params=params) for dim, params in others]
+    return [(r.id, r.score, r.findings, r.error) for r in results]
+
+
+def _one_at_a_time(
+    text: str,
+    edits: list[Edit],
+    others: Checks,
+    baseline: list[tuple[object, ...]],
+    refused: set[tuple[str, int]],
+) -> tuple[str, list[Edit]]:
+    """Apply the edits one by one from the end of the text, keeping each that moves no other dimension
+    (from the end, so a kept edit never shifts the column of one still to try)."""
+    kept: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.line, e.column), reverse=True):
+        candidate = _apply(text, [edit])
+        if _other_results(parse_document(candidate), others) == baseline:
+            text = candidate
+            kept.append(edit)
+        else:
+            refused.add((edit.acronym, edit.line))
+    return text, sorted(kept, key=lambda e: (e.line, e.column))

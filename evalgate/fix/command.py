@@ -1,0 +1,176 @@
+"""`evalgate fix PATH... [--diff]`: fix files in place (atomically) or print a unified diff.
+
+Every byte the fix does not change is kept: the BOM, each line's ending (LF or CRLF, a lone CR),
+the final newline or its absence; the line count never changes. A file is replaced by renaming a
+finished temporary file over it (same directory, same permissions), so it is either the old file or
+the new one, never half written; one that cannot be read or written is an error naming the file, and
+the other files go on. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there
+are fixes to apply; 2 when a file could not be read or written, or the configuration is bad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalgate.checks.acronym_expansion import AcronymProblem
+from evalgate.config import Config, load_config
+from evalgate.document import DocumentError, normalise_text, read_document
+from evalgate.fix.acronyms import FixResult, fix_text
+from evalgate.results import EXIT_PASS, EXIT_USAGE
+from evalgate.rubric import AcronymExpansionParams, CheckParams, Rubric, load_rubric
+
+EXIT_PENDING = 1
+
+
+class FixError(Exception):
+    """A file could not be read or written; the message names it."""
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """One file: its old and new bytes and the account of what was fixed."""
+
+    display: str
+    path: Path
+    old: bytes
+    new: bytes
+    result: FixResult
+
+
+def fix_bytes(
+    raw: bytes, params: AcronymExpansionParams | None, others: list[tuple[str, CheckParams | None]]
+) -> tuple[bytes, FixResult]:
+    """The fixed bytes of a UTF-8 file. The text is fixed in its LF form (what the checks read), then
+    each line gets back its own ending: lines keep their number, so line i's ending is line i's."""
+    text = raw.decode("utf-8")
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    body = text[len(bom) :]
+    raw_lines = body.split("\n")
+    result = fix_text(normalise_text(body), params, others)
+    if not result.fixed:
+        return raw, result
+    fixed_lines = result.text.split("\n")
+    assert len(fixed_lines) == len(raw_lines), "a fix never adds or removes a line"
+    out = []
+    for old, new in zip(raw_lines, fixed_lines, strict=True):
+        if old.removesuffix("\r").replace("\r", " ") == new:
+            out.append(old)  # untouched: every byte as it was (lone CRs included)
+        elif "\r" in old.removesuffix("\r"):  # a lone CR the checks read as a space: not rewritten
+            return raw, FixResult(body, [], [*result.left, *_lone_cr(result)])
+        else:
+            out.append(new + ("\r" if old.endswith("\r") else ""))
+    return (bom + "\n".join(out)).encode("utf-8"), result
+
+
+def _lone_cr(result: FixResult) -> list[tuple[AcronymProblem, str]]:
+    why = "the file has a lone carriage return on a line to fix: fix it by hand"
+    return [(AcronymProblem(e.acronym, "unexpanded", e.line, ""), why) for e in result.fixed]
+
+
+def replace_atomically(path: Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `path` and rename it over `path` (a symlink's target
+    is what is replaced, so the link stays a link)."""
+    target = path.resolve()
+    tmp: str | None = None
+    try:
+        mode = target.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".evalgate-fix", dir=target.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        why = exc.strerror or str(exc)
+        raise FixError(f"{path}: cannot write the fixed file ({why}); it is unchanged") from None
+
+
+def _plan(
+    rubric: Rubric, config: Config
+) -> tuple[AcronymExpansionParams | None, list[tuple[str, CheckParams | None]]]:
+    """acronym_expansion's params (the glossary merged in, as `check` does) and the other checks."""
+    from evalgate.run import structural_checks
+
+    checks = structural_checks(rubric, config)
+    params = next((p for dim, _, p in checks if dim == "acronym_expansion"), None)
+    others = [(dim, p) for dim, _, p in checks if dim != "acronym_expansion"]
+    return (params if isinstance(params, AcronymExpansionParams) else None), others
+
+
+def _account(fix: FileFix) -> list[str]:
+    edits = sorted(fix.result.fixed, key=lambda e: (e.line, e.column))
+    fixed = ", ".join(f"{e.acronym} (line {e.line})" for e in edits)
+    lines = [f"{fix.display}: fixed {len(fix.result.fixed)}" + (f": {fixed}" if fixed else "")]
+    for problem, why in fix.result.left:
+        lines.append(f"{fix.display}:{problem.line}: left for the author: {problem.acronym}: {why}")
+    return lines
+
+
+def _diff(fix: FileFix) -> str:
+    old = fix.old.decode("utf-8").splitlines(keepends=True)
+    new = fix.new.decode("utf-8").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(old, new, f"a/{fix.display}", f"b/{fix.display}"))
+
+
+def cmd_fix(args: argparse.Namespace) -> int:
+    from evalgate.discover import discover, repository_root
+
+    config = load_config(args.config, required=args.config is not None)
+    rubric = load_rubric(args.rubric or config.rubric)
+    params, others = _plan(rubric, config)
+    base = Path.cwd()
+    targets, problems = discover(list(args.paths or [config.paths]), repository_root(base), base=base)
+    failed = bool(problems)
+    for problem in problems:
+        print(f"evalgate: {problem.display}: {problem.message}", file=sys.stderr)
+    pending = False
+    for target in targets:
+        try:
+            document = read_document(target.path, max_bytes=int(config.max_file_mb * 1024 * 1024))
+            del document  # read for its checks (size, UTF-8, not binary); the fix works on the bytes
+            raw = target.path.read_bytes()
+        except (DocumentError, OSError) as exc:
+            print(f"evalgate: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        new, result = fix_bytes(raw, params, others)
+        fix = FileFix(target.display, target.path, raw, new, result)
+        pending = pending or new != raw
+        if args.diff:
+            sys.stdout.write(_diff(fix))
+        elif new != raw:
+            try:
+                replace_atomically(target.path, new)
+            except FixError as exc:
+                print(f"evalgate: {exc}", file=sys.stderr)
+                failed = True
+                continue
+        for line in _account(fix):
+            print(line, file=sys.stderr if args.diff else sys.stdout)
+    if failed:
+        return EXIT_USAGE
+    return EXIT_PENDING if args.diff and pending else EXIT_PASS
+
+
+def register(subparsers: Any, help_text: str) -> None:
+    """Add `fix` to the CLI's subparsers; `help_text` comes from evalgate/cli.py's MODULE_COMMANDS."""
+    p = subparsers.add_parser("fix", help=help_text)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories (recursed for *.md) or globs")
+    p.add_argument(
+        "--diff", action="store_true", help="print a unified diff and write nothing (exit 1 if any)"
+    )
+    p.add_argument("--rubric", help="rubric pack name or a YAML path (default: the configuration's)")
+    p.add_argument("--config", help="configuration file (default: .evalgate.yml if present)")
+    p.set_defaults(func=cmd_fix)

@@ -1,0 +1,43 @@
+"""Precision: English words written in capitals (emphasis, labels, query keywords) are not acronyms in a
+document that never expands them, and are checked in one that does; decided by acronyms.yml's
+`capitalised_words`, never by code."""
+
+from __future__ import annotations
+
+from evalgate.checks.acronym_expansion import find_problems
+from evalgate.checks.acronym_table import common_expansions, load_table
+from evalgate.document import parse_document
+
+
+def _acronyms(text: str) -> list[str]:
+    return [p.acronym for p in find_problems(parse_document(text))]
+
+
+def test_query_keywords_and_emphasis_are_not_acronyms() -> None:
+    text = (
+        "The index uses SQLite full-text search with the FTS5 MATCH operator.\n\n"
+        "Rows are read with SELECT ... ORDER BY rank and written with UPDATE.\n\n"
+        "**PLANNING** comes first; this DOES require care. SPECULATIVE — an extrapolation.\n"
+    )
+    assert _acronyms(text) == ["FTS5"]
+
+
+def test_a_capitalised_word_the_document_expands_is_an_acronym_there() -> None:
+    text = "GREEN ranks first.\n\nA Graph Retrieval Engine Enhanced Network (GREEN) ranks documents.\n"
+    (problem,) = find_problems(parse_document(text))
+    assert (problem.acronym, problem.kind, problem.line) == ("GREEN", "late", 1)
+    assert 'write "Graph Retrieval Engine Enhanced Network (GREEN)" at first use' in problem.message
+
+
+def test_real_acronyms_beside_capitalised_words_are_still_reported() -> None:
+    text = "The LLM and the GPU MATCH the PLANNING step of the RAG pipeline.\n"
+    assert _acronyms(text) == ["GPU", "LLM", "RAG"]
+
+
+def test_the_word_list_is_data_that_overlaps_nothing_else() -> None:
+    table = load_table()
+    words = table.capitalised_words
+    assert {"MATCH", "PLANNING", "SPECULATIVE", "UPDATE", "INSANE", "BACKLOG"} <= words
+    assert all(w.isupper() and w.isalpha() for w in words)
+    assert not words & table.not_acronyms  # an unconditional word belongs in one list only
+    assert not words & (set(table.required) | set(table.checked) | set(common_expansions()))
