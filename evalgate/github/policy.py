@@ -1,13 +1,14 @@
 """Which policy a run applies: on a pull request, the trusted base commit's, read from git's objects.
 
 The policy is the configuration file (`.evalgate.yml` or the `config` input) and every file it names
-inside the repository (today: a rubric given as a path). On `pull_request`, `pull_request_target`
-and `merge_group` with `policy-from: base` (the default), it is read with `git cat-file` from the
-base commit (`pull_request.base.sha`, `merge_group.base_sha`), never from the checked-out tree, which
+inside the repository (a rubric given as a path, the acronym glossary file). On `pull_request`,
+`pull_request_target` and `merge_group` with `policy-from: base` (the default), it is read with
+`git cat-file` from the base commit (`pull_request.base.sha`, `merge_group.base_sha`), never from the
+checked-out tree, which
 is the pull request's merge commit: a change that fails the gate cannot loosen the gate by changing
 the rules in the same change. The documents under review still come from the checked-out tree.
-A rubric read from the base is written to a private scratch directory outside the workspace and the
-run is pointed at it, so `run()` loads exactly the base's bytes.
+A rubric or glossary file read from the base is written to a private scratch directory outside the
+workspace and the run is pointed at it, so `run()` loads exactly the base's bytes.
 
 `push` and `workflow_dispatch` read the checked-out commit, which is already trusted, and so does
 `policy-from: head`, which a repository sets knowingly. Action inputs apply in every mode: the
@@ -237,4 +238,25 @@ def _pinned(
             copy = scratch / f"base-{Path(rel).name}"
             copy.write_text(text, encoding="utf-8")
             config = declared.with_overrides(rubric=str(copy))
+    config = _pinned_glossary(config, tree, changed, scratch)
     return TrustedPolicy(config, tree.commit, declared, changed, config_file, introduced)
+
+
+def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str], scratch: Path) -> Config:
+    """Point `acronyms.glossary` at the base's copy of the file, when it is a repository file. A glossary
+    the pull request adds applies after merge; one missing from both commits is an error naming it."""
+    glossary = config.acronyms.glossary
+    rel = repository_path(tree.workspace, glossary) if glossary else None
+    if rel is None or rel == ".":
+        return config
+    text = tree.read(rel)
+    if text is None:
+        if not touches(changed, rel):
+            raise ConfigError(f"{glossary}: acronym glossary file not found in the {tree.label}")
+        pinned = None
+    else:
+        scratch.mkdir(parents=True, exist_ok=True)
+        copy = scratch / f"base-glossary-{Path(rel).name}"
+        copy.write_text(text, encoding="utf-8")
+        pinned = str(copy)
+    return config.with_overrides(acronyms=config.acronyms.model_copy(update={"glossary": pinned}))

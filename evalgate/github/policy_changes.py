@@ -37,11 +37,15 @@ def _show(value: object) -> str:
 
 
 def policy_files(config: Config, workspace: Path, config_file: str) -> set[str]:
-    """The workspace-relative files a configuration reads: itself, a rubric file, judge programs."""
+    """The workspace-relative files a configuration reads: itself, a rubric file, the glossary file, judge
+    programs."""
     files = {config_file}
     rel = repository_path(workspace, config.rubric)
     if rel is not None and rel != "." and is_rubric_file(config.rubric, (workspace / rel).is_file):
         files.add(rel)
+    glossary = repository_path(workspace, config.acronyms.glossary) if config.acronyms.glossary else None
+    if glossary is not None and glossary != ".":
+        files.add(glossary)
     for spec in config.judges:
         files.update(judge_paths(spec, workspace))
     return files

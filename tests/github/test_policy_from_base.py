@@ -169,6 +169,46 @@ def test_a_rubric_file_is_read_from_the_base_commit_not_the_checkout(
     assert "rubric policy.min_each: 3 → 1" in changes and "rubric policy.fail_on_score: 1 → (none)" in changes
 
 
+def _acronym_findings(run: ActionRun) -> list[str]:
+    assert run.results is not None, run.stdout + run.stderr
+    (result,) = [r for r in run.results["results"] if r["path"] == NEW_ITEM]
+    (dim,) = [d for d in result["dimensions"] if d["id"] == "acronym_expansion"]
+    return [f["message"] for f in dim["findings"]]
+
+
+def test_the_acronym_glossary_is_read_from_the_base_commit_not_the_checkout(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the base's glossary accepts nothing; the PR's would accept the item's unexpanded LLM and CI
+    base = {
+        ".evalgate.yml": "acronyms: {glossary: policy/glossary.yml}\n",
+        "policy/glossary.yml": "understood: []\n",
+    }
+    ws = pull_request(tmp_path, base, {"policy/glossary.yml": "understood: [LLM, CI]\n"})
+
+    run = run_pr(tmp_path, events_dir, ws)
+    assert any("LLM" in m for m in _acronym_findings(run)), _acronym_findings(run)
+    assert run.results is not None
+    assert run.results["policy_changes"][0] == "changed policy files: policy/glossary.yml"
+
+    head = run_pr(tmp_path, events_dir, ws, **{"policy-from": "head"})
+    assert not any("LLM" in m or " CI" in m for m in _acronym_findings(head)), _acronym_findings(head)
+
+
+def test_a_glossary_the_pr_adds_applies_after_merge(tmp_path: Path, events_dir: Path) -> None:
+    base = {
+        ".evalgate.yml": "acronyms: {glossary: policy/glossary.yml}\n",
+        "policy/glossary.yml": "understood: []\n",
+    }
+    ws = pull_request(
+        tmp_path, {".evalgate.yml": base[".evalgate.yml"]}, {"policy/glossary.yml": "understood: [LLM]\n"}
+    )
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert run.returncode == 1, run.stdout + run.stderr  # the item fails, but the run is not a config error
+    assert any("LLM" in m for m in _acronym_findings(run))
+
+
 def test_a_base_without_configuration_applies_the_defaults_with_a_notice(
     tmp_path: Path, events_dir: Path
 ) -> None:
