@@ -1,7 +1,7 @@
 """The action image's Dockerfile: hadolint-clean, exec-form entrypoint, no USER, the pinned Copilot
 CLI binary from the lock file, the prompts where the installed package finds them, and a
-.dockerignore that keeps the build context to what the image needs. (No container engine runs
-here; the entrypoint itself is exercised as the container would run it in test_entrypoint.py.)"""
+.dockerignore that keeps the build context to what the image needs, perl dropped and bytecode compiled
+at build. The built image itself is run by bench/image.py (tests/image/, and CI's `image` job)."""
 
 from __future__ import annotations
 
@@ -99,6 +99,35 @@ def test_prompts_are_installed_as_package_data() -> None:
 def test_git_is_installed_for_change_detection() -> None:
     steps = _instructions(DOCKERFILE.read_text())
     assert any(keyword == "RUN" and "apt-get install" in args and " git " in args for keyword, args in steps)
+
+
+def test_both_bases_are_build_args_so_local_bases_can_stand_in() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    assert ("ARG", "NODE_BASE=node:20-bookworm-slim") in steps
+    assert [args for keyword, args in steps if keyword == "FROM"] == [
+        "${NODE_BASE} AS copilot",
+        "${BASE} AS package",
+        "${BASE}",
+    ]
+
+
+def test_perl_is_dropped_in_the_layer_that_installs_git_and_git_is_smoke_tested_there() -> None:
+    # perl is about half of git's apt layer (92.7 -> 43.7 MB measured, docs/action.md); removed in a
+    # later layer it would still be shipped, and a git that needed it must fail the build, not a run
+    (apt,) = [a for k, a in _instructions(DOCKERFILE.read_text()) if k == "RUN" and "apt-get install" in a]
+    assert "dpkg --purge --force-depends" in apt and "'perl-modules-*'" in apt and "'libperl5*'" in apt
+    assert apt.index("dpkg --purge") < apt.index("git init") < apt.index("diff --name-status")
+    assert "rm -rf /var/lib/apt/lists/*" in apt
+
+
+def test_bytecode_is_compiled_at_build_and_never_written_at_run_time() -> None:
+    steps = _instructions(DOCKERFILE.read_text())
+    runs = [args for keyword, args in steps if keyword == "RUN"]
+    assert any("pip install" in r and "--compile" in r for r in runs)  # the package and its dependencies
+    (stdlib,) = [r for r in runs if "compileall" in r]  # the base image ships the stdlib without any
+    assert "sysconfig" in stdlib and "site-packages" in stdlib  # the stdlib, not pip's tree twice
+    env = " ".join(args for keyword, args in steps if keyword == "ENV")
+    assert "PYTHONDONTWRITEBYTECODE=1" in env
 
 
 def _pattern(rule: str) -> re.Pattern[str]:
