@@ -236,3 +236,12 @@ def test_the_docs_explain_the_required_check_setup() -> None:
     section = text[text.index("## Required check") :]
     assert "ruleset" in section and "branch protection" in section.lower()
     assert "evalgate-pull-request.yml" in section
+
+
+def test_ci_builds_the_image_and_runs_the_three_uses_on_a_runner() -> None:
+    steps = _load(ROOT / ".github" / "workflows" / "ci.yml")["jobs"]["image"]["steps"]
+    scripts = [step.get("run", "") for step in steps]
+    (run,) = [s for s in scripts if "bench/image.py" in s]
+    assert "--engine docker" in run and "--no-build" not in run  # GitHub's runners have Docker
+    assert "--contract" in run and any("sha512" in s and "@octokit/openapi@" in s for s in scripts)
+    assert (ROOT / "bench" / "image.py").exists()
