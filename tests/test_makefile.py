@@ -27,13 +27,15 @@ def _script(path: Path, text: str) -> Path:
     return path
 
 
-def _make(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _make(*args: str) -> subprocess.CompletedProcess[str]:
+    # run from `make test`, the outer make's flags and variables must not leak into this one
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
     return subprocess.run(
         ["make", "--no-print-directory", "-C", str(ROOT), *args],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **env},
+        env=env,
     )
 
 
