@@ -195,3 +195,53 @@ def test_release_records_the_digest_and_tags_by_version() -> None:
     assert '--tag "${image}:${version}"' in script
     assert "RepoDigests" in script and 'echo "ref=${image}@${digest}" >> "$GITHUB_OUTPUT"' in script
     assert "GITHUB_STEP_SUMMARY" in script
+
+
+def _example(trigger: str) -> dict[str, Any]:
+    (workflow,) = [w for w in map(_load, EXAMPLES) if set(w["on"]) == {trigger}]
+    return workflow
+
+
+def test_the_pull_request_example_runs_on_every_pr_so_it_can_be_a_required_check() -> None:
+    # A path-filtered workflow never reports on a PR that touches no research file; branch protection
+    # then waits forever for a required check. The example must not filter, and says why.
+    trigger = _example("pull_request")["on"]["pull_request"]
+    assert not {"paths", "paths-ignore", "branches-ignore"} & set(trigger or {})
+    text = (ROOT / "docs" / "workflows" / "evalgate-pull-request.yml").read_text()
+    assert "required status check" in text and "No `paths` filter" in text
+
+
+@pytest.mark.parametrize(
+    ("trigger", "keyed_by", "cancel"),
+    [
+        ("pull_request", "github.event.pull_request.number", True),  # a new push supersedes the old head
+        ("push", "github.ref", False),  # every pushed commit gets its check run, in order
+        ("workflow_dispatch", "inputs.files", False),  # the same files queue, others run in parallel
+    ],
+)
+def test_each_example_has_a_concurrency_group(trigger: str, keyed_by: str, cancel: bool) -> None:
+    concurrency = _example(trigger)["concurrency"]
+    assert re.search(r"\$\{\{\s*" + re.escape(keyed_by) + r"\s*\}\}", concurrency["group"])
+    assert concurrency["cancel-in-progress"] is cancel
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_no_example_runs_without_a_concurrency_group(path: Path) -> None:
+    group = _load(path).get("concurrency", {}).get("group", "")
+    assert group.startswith("evalgate-") and "${{" in group
+
+
+def test_the_docs_explain_the_required_check_setup() -> None:
+    text = (ROOT / "docs" / "action.md").read_text()
+    section = text[text.index("## Required check") :]
+    assert "ruleset" in section and "branch protection" in section.lower()
+    assert "evalgate-pull-request.yml" in section
+
+
+def test_ci_builds_the_image_and_runs_the_three_uses_on_a_runner() -> None:
+    steps = _load(ROOT / ".github" / "workflows" / "ci.yml")["jobs"]["image"]["steps"]
+    scripts = [step.get("run", "") for step in steps]
+    (run,) = [s for s in scripts if "bench/image.py" in s]
+    assert "--engine docker" in run and "--no-build" not in run  # GitHub's runners have Docker
+    assert "--contract" in run and any("sha512" in s and "@octokit/openapi@" in s for s in scripts)
+    assert (ROOT / "bench" / "image.py").exists()
