@@ -192,10 +192,13 @@ class FakeGitHub:
         started at once then read the same sha, and all but one of their writes must meet a 409."""
         self._read_barrier = threading.Barrier(parties, timeout=60)
 
-    def _wait_for_gathered_reads(self, method: str, raw_path: str) -> None:
-        barrier = self._read_barrier
-        if barrier is None or method != "GET" or "/contents/" not in raw_path:
-            return
+    def _gathered_read(self, method: str, raw_path: str) -> threading.Barrier | None:
+        """The barrier a file read must wait at before its answer is sent, if reads are being gathered."""
+        if method != "GET" or "/contents/" not in raw_path:
+            return None
+        return self._read_barrier
+
+    def _release_gathered_read(self, barrier: threading.Barrier) -> None:
         if barrier.wait() == 0:  # one of the released threads ends the gathering
             self._read_barrier = None
 
@@ -420,8 +423,12 @@ class FakeGitHub:
             def _respond(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                fake._wait_for_gathered_reads(self.command, self.path)  # outside the lock: they gather
+                gathered = fake._gathered_read(self.command, self.path)
                 status, headers, payload = fake._handle(self.command, self.path, dict(self.headers), raw)
+                if gathered is not None:
+                    # every gathered read is answered from the state before any of them is sent, so no
+                    # run can write between them, however late the machine schedules a thread
+                    fake._release_gathered_read(gathered)  # outside the lock: they gather
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
