@@ -67,17 +67,23 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 def timed(argv: list[str], *, cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0, 1)) -> float:
-    """Wall seconds of one new process; its output is discarded, a failure is reported."""
+    """Wall seconds of one new process; its output is discarded, a failure is reported. Its own peak
+    RSS (wait4's, not RUSAGE_CHILDREN's running maximum) goes to PEAK_MB under its program's name."""
     start = time.perf_counter()
-    proc = subprocess.run(
-        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
-    )
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    stderr = child.stderr.read()
+    _pid, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    if proc.returncode not in ok:
-        raise RuntimeError(
-            f"{argv[0]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-800:]}"
-        )
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        raise RuntimeError(f"{argv[0]} exited {code}: {stderr.decode(errors='replace')[-800:]}")
+    key = env.get("PYTHONPATH", argv[0])
+    PEAK_MB[key] = max(PEAK_MB.get(key, 0.0), usage.ru_maxrss / 1024)  # KiB on Linux
     return wall
+
+
+PEAK_MB: dict[str, float] = {}
 
 
 @dataclass
@@ -86,6 +92,7 @@ class Side:
 
     name: str
     rounds: list[list[float]] = field(default_factory=list)
+    peak_mb: float = 0.0  # the corpus command's peak RSS (its workers are forked and counted apart)
 
     def medians(self) -> list[float]:
         return [statistics.median(r) for r in self.rounds]
@@ -169,7 +176,10 @@ class Bench:
             argv = evalgate_argv(
                 str(self.args.folder), "--judge", "none", "--format", "json", "--output", out
             )
+            key = str(self.trees[tree])
+            PEAK_MB.pop(key, None)
             sides[tree].rounds.append([self.ours(tree, argv) for _ in range(self.args.corpus_repeat)])
+            sides[tree].peak_mb = max(sides[tree].peak_mb, PEAK_MB[key])
         if self.tools.markdownlint:
             lint = [self.tools.markdownlint, *map(str, self.paths)]
             sides["markdownlint-cli2"].rounds.append([timed(lint, cwd=self.scratch, env=_clean_env())])
@@ -230,7 +240,8 @@ def report(title: str, sides: dict[str, Side], peer: str, *, peer_over_ours: boo
     for side in sides.values():
         if side.rounds:
             meds = ", ".join(f"{m:.3f}" for m in side.medians())
-            print(f"  {side.name}: median wall s per round {meds}")
+            peak = f"; peak RSS {side.peak_mb:.0f} MB" if side.peak_mb else ""
+            print(f"  {side.name}: median wall s per round {meds}{peak}")
     if not sides[peer].rounds:
         print(f"  {peer}: not installed, no ratio")
         return
