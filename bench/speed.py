@@ -168,7 +168,8 @@ class Bench:
                     timed([self.tools.markdownlint, file], cwd=self.scratch, env=_clean_env())
                 )
         for name, side in sides.items():
-            side.rounds.append(walls[name])
+            if walls[name]:  # nothing for a peer that is not installed
+                side.rounds.append(walls[name])
 
     def corpus(self, sides: dict[str, Side]) -> None:
         out = str(self.scratch / "corpus.json")
