@@ -28,7 +28,11 @@ def _kebab(name: str) -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_kebab, populate_by_name=True)
+    # defer_build: the validator is built at the first validation, not at import. A run with no
+    # configuration file and only options of the right type never validates (see `with_overrides`).
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=_kebab, populate_by_name=True, defer_build=True
+    )
 
 
 class Price(_Strict):
@@ -69,13 +73,43 @@ class Config(_Strict):
     acronyms: Acronyms = Acronyms()
 
     def with_overrides(self, **overrides: Any) -> Config:
-        """A copy with the given (non-None) options replacing file values; validated again."""
+        """A copy with the given (non-None) options replacing file values; validated again unless
+        every one is of a field without constraints and already of its type (argparse typed it)."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        if all(_plain(k, v) for k, v in given.items()):
+            return self.model_copy(update=given)
         data = self.model_dump()
-        data.update({k: v for k, v in overrides.items() if v is not None})
+        data.update(given)
         try:
             return Config.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(_format(exc, "options")) from None
+
+
+# Fields without constraints and the one type each takes: a value of that exact type needs no validator.
+_PLAIN_FIELDS: dict[str, type] = {
+    "rubric": str,
+    "paths": str,
+    "judges": tuple,
+    "seed": int,
+    "cache": bool,
+    "cache_dir": str,
+    "record_dir": str,
+    "root": str,
+    "history": str,
+}
+
+
+def _plain(key: str, value: Any) -> bool:
+    kind = _PLAIN_FIELDS.get(key)
+    if isinstance(value, tuple):
+        return kind is tuple and all(type(v) is str for v in value)
+    return kind is not None and type(value) is kind
+
+
+def default_config() -> Config:
+    """`Config()` without building its validator: the defaults are valid by construction."""
+    return Config.model_construct()
 
 
 def _format(err: ValidationError, source: str) -> str:
@@ -92,7 +126,7 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
     if path is None:
         candidate = Path(DEFAULT_CONFIG_FILE)
         if not candidate.is_file():
-            return Config()
+            return default_config()
         path = candidate
         required = True
     p = Path(path)

@@ -5,13 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
-from multiprocessing import get_context
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +21,11 @@ from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, Rub
 from evalgate.rubric import AcronymExpansionParams, CheckParams, Rubric, load_rubric
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
+
     from evalgate.judging.backends import Backend
+    from evalgate.judging.setup import DocumentJudging
 
 Progress = Callable[[int, int], None]
 Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
@@ -100,6 +101,9 @@ def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | No
     if workers <= 1 or count < _POOL_THRESHOLD:
         yield None
         return
+    # imported here: a run of fewer files (a pre-commit hook, one changed file) never needs them
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
         yield pool
 
@@ -111,6 +115,8 @@ def _start_method() -> BaseContext:
     thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
     before this run starts any thread of its own. Linux only: on macOS forking is unsafe once system
     frameworks are loaded, which is why Python spawns there by default."""
+    from multiprocessing import get_context
+
     if sys.platform == "linux" and _thread_count() == 1:
         return get_context("fork")
     return get_context("spawn")
@@ -154,21 +160,19 @@ def run(
     )
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
     done = 0
-    with (
-        _structural_pool(len(targets), config.jobs) as pool,
-        ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as judge_threads,
-    ):
+    with _structural_pool(len(targets), config.jobs) as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
         ahead = iter(pool.map(task, targets, chunksize=8)) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
+            evaluated: Iterable[_Evaluated]
             if ahead is not None:
-                evaluated = list(islice(ahead, len(chunk)))
+                evaluated = islice(ahead, len(chunk))
             else:
-                evaluated = list(pool.map(task, chunk, chunksize=8) if pool else map(task, chunk))
-            results.extend(_run_batch(config, rubric, judges, evaluated, judge_threads))
+                evaluated = pool.map(task, chunk, chunksize=8) if pool else map(task, chunk)
+            results.extend(_run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)))
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
             if progress is not None:
@@ -195,17 +199,41 @@ def run(
     return report
 
 
+@contextmanager
+def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[DocumentJudging | None]:
+    """The run's judging (one thread pool for the whole run), or None when nothing is judged."""
+    if not judges or not rubric.judged:
+        yield None
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalgate.judging.setup import DocumentJudging
+
+    with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as threads:
+        yield DocumentJudging(config, rubric, judges, threads)
+
+
 def _run_batch(
     config: Config,
     rubric: Rubric,
-    judges: list[Backend],
-    evaluated: list[_Evaluated],
-    judge_threads: Executor,
+    judging: DocumentJudging | None,
+    evaluated: Iterable[_Evaluated],
+    *,
+    judged_run: bool,
 ) -> list[FileResult]:
-    """One batch after its structural pass: judge calls, gate. Its own function so that the batch's
-    documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
-    judged = _judge_all(config, rubric, judges, evaluated, judge_threads)
-    return _decide_all(config, rubric, evaluated, judged, judged_run=bool(judges))
+    """One batch: each document's judge calls start as soon as its structural pass is done (the
+    calls of the first documents run while the next are read), then the gate. Its own function so
+    that the batch's documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
+    items: list[_Evaluated] = []
+    pending = []
+    for item in evaluated:
+        items.append(item)
+        if judging is not None and item.document is not None:
+            pending.append((item.target.display, item.document, judging.submit(item.document)))
+    judged: Judged = {}
+    if judging is not None:
+        judged = {path: judging.collect(document, calls) for path, document, calls in pending}
+    return _decide_all(config, rubric, items, judged, judged_run=judged_run)
 
 
 def _decide_all(
@@ -239,18 +267,3 @@ def _make_judges(config: Config) -> list[Backend]:
     from evalgate.judging.setup import make_judges
 
     return list(make_judges(config))
-
-
-def _judge_all(
-    config: Config,
-    rubric: Rubric,
-    judges: list[Backend],
-    evaluated: list[_Evaluated],
-    executor: Executor,
-) -> Judged:
-    if not judges or not rubric.judged:
-        return {}
-    from evalgate.judging.setup import judge_documents
-
-    documents = [(item.target.display, item.document) for item in evaluated if item.document is not None]
-    return judge_documents(config, rubric, judges, documents, executor=executor)

@@ -232,3 +232,54 @@ def test_listed_commands_help_is_their_modules_help():
     full = build_parser()
     sub = next(a for a in full._actions if a.dest == "command")
     assert "--bar" in sub.choices["calibrate"].format_help()  # a module command's own options
+
+
+# Imported only by runs that need them: the HTTP stack and templates by judge calls or posting, rich
+# by a progress bar on a terminal, the process pool by 48 files or more, markdown-it-py by a nested list.
+NOT_FOR_ONE_FILE = (
+    "requests",
+    "urllib3",
+    "jinja2",
+    "rich",
+    "markdown_it",
+    "multiprocessing",
+    "concurrent.futures.process",
+    "evalgate.judging.setup",
+    "evalgate.judging.judge",
+    "evalgate.github.api",
+)
+
+
+def _loaded_after(script: str, cwd) -> tuple[list[str], list[str]]:
+    """The lines `script` printed, and the sorted module names loaded once it ran."""
+    code = script + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
+    *printed, modules = proc.stdout.splitlines()
+    return printed, json.loads(modules)
+
+
+def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir):
+    """`evalgate check FILE --judge none` (a pre-commit hook) runs without the modules above, and
+    without building the configuration's pydantic validator (no .evalgate.yml, plain options)."""
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from evalgate.cli import main\n"
+        "code = main(['check', 'item.md', '--judge', 'none', '--format', 'json', '--output', 'out.json'])\n"
+        "from evalgate.config import Config\n"
+        "print(code, type(Config.__pydantic_validator__).__name__)\n"
+    )
+    printed, loaded = _loaded_after(script, workdir)
+    assert printed == ["1 MockValSer"]  # the item fails (it is incomplete); no validator was built
+    assert [m for m in NOT_FOR_ONE_FILE if m in loaded] == []
+    assert "evalgate.checks.section_presence" in loaded  # the checks did run
+    report = json.loads((workdir / "out.json").read_text(encoding="utf-8"))
+    assert [r["path"] for r in report["results"]] == ["item.md"]
+    # an option that needs validation still gets it
+    (workdir / "out.json").unlink()
+    assert main(["check", "item.md", "--jobs", "0"]) == 2
+
+
+def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):
+    _, loaded = _loaded_after("import evalgate.github.action", tmp_path)
+    assert [m for m in ("requests", "urllib3", "jinja2", "rich", "multiprocessing") if m in loaded] == []

@@ -144,3 +144,35 @@ def test_copilot_cli_judges_a_document_end_to_end(tmp_path, monkeypatch, capsys,
         calls = len(server.requests)
         check_json(args, capsys)
         assert len(server.requests) == calls  # cached: the CLI was not run again
+
+
+def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path, monkeypatch, quote):
+    """Judge calls start as each document's structural pass ends, not after the whole batch: reading
+    the last file waits until the first file's call has reached the judge (it would wait in vain if
+    calls started only after every file was read), and the report is the same as ever."""
+    import evalgate.run
+    from evalgate.config import Config
+
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
+    first_call = threading.Event()
+    waited: list[bool] = []
+    real_read = evalgate.run.read_document
+
+    def read(path: Path, **kwargs):
+        if path.name == "c.md":
+            waited.append(first_call.wait(timeout=30))
+        return real_read(path, **kwargs)
+
+    def respond(_body: dict) -> ServerReply:
+        first_call.set()
+        return ServerReply(text=table(4, f'"{quote}"'))
+
+    monkeypatch.setattr(evalgate.run, "read_document", read)
+    with ModelServer(respond) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        config = Config(judges=("openai:m",), cache=False, jobs=2, root=str(tmp_path))
+        report = evalgate.run.run(config, ["a.md", "b.md", "c.md"], base=tmp_path)
+    assert waited == [True]
+    assert [r.path for r in report.results] == ["a.md", "b.md", "c.md"]
+    assert all(len(r.judges) == 1 and r.judges[0].error is None for r in report.results)

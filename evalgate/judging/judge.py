@@ -261,6 +261,13 @@ def judge_document(
     return JudgeOutcome(dims, call, seed, prompt, warnings)
 
 
+def run_job(job: JudgeJob) -> JudgeOutcome:
+    """One (document x judge) job: `judge_document` with the job's settings."""
+    return judge_document(
+        job.document, job.rubric, job.backend, seed=job.seed, cache=job.cache, repair=job.repair
+    )
+
+
 def judge_many(
     jobs: Sequence[JudgeJob], max_workers: int = 4, *, executor: Executor | None = None
 ) -> list[JudgeOutcome]:
@@ -271,14 +278,9 @@ def judge_many(
     memory flat (each new thread can get a fresh malloc arena that is never given back).
     """
 
-    def run(job: JudgeJob) -> JudgeOutcome:
-        return judge_document(
-            job.document, job.rubric, job.backend, seed=job.seed, cache=job.cache, repair=job.repair
-        )
-
     if executor is not None:
-        return list(executor.map(run, jobs))
+        return list(executor.map(run_job, jobs))
     if max_workers <= 1 or len(jobs) <= 1:
-        return [run(job) for job in jobs]
+        return [run_job(job) for job in jobs]
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="evalgate-judge") as pool:
-        return list(pool.map(run, jobs))
+        return list(pool.map(run_job, jobs))

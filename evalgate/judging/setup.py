@@ -8,7 +8,7 @@ combines several judges' results per dimension (see `evalgate.judging.ensemble`)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
 
 from evalgate.config import Config
@@ -18,7 +18,7 @@ from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.cache import JudgeCache
 from evalgate.judging.ensemble import combine_dimension
 from evalgate.judging.family import generator_warnings
-from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, judge_many
+from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, run_job
 from evalgate.results import DimensionResult, JudgeCall
 from evalgate.rubric import Rubric
 
@@ -52,6 +52,44 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
+class DocumentJudging:
+    """A run's judging, one document at a time: `submit` starts a document's calls (one per judge) on
+    the executor as soon as its structural pass is done, `collect` waits for them and combines the
+    judges' scores per dimension. A document's results do not depend on when its calls started."""
+
+    def __init__(self, config: Config, rubric: Rubric, judges: Sequence[Backend], executor: Executor):
+        self.config = config
+        self.rubric = rubric
+        self.judges = list(judges)
+        self.executor = executor
+        self.cache = JudgeCache(Path(config.cache_dir)) if config.cache else None
+        self.labels = unique_labels([judge_label(j) for j in judges])
+
+    def submit(self, document: Document) -> list[Future[JudgeOutcome]]:
+        seed, cache = self.config.seed, self.cache
+        jobs = [JudgeJob(document, self.rubric, judge, seed, cache) for judge in self.judges]
+        return [self.executor.submit(run_job, job) for job in jobs]
+
+    def collect(
+        self, document: Document, pending: Sequence[Future[JudgeOutcome]]
+    ) -> tuple[list[DimensionResult], list[JudgeCall], list[str]]:
+        mine = [future.result() for future in pending]
+        dims = [
+            combine_dimension(
+                dim,
+                [
+                    (label, next(d for d in o.dimensions if d.id == dim.id))
+                    for label, o in zip(self.labels, mine, strict=True)
+                ],
+                self.rubric.policy.ensemble,
+            )
+            for dim in self.rubric.judged
+        ]
+        warnings = [w for o in mine for w in o.warnings]
+        warnings += _generator_warning(document, self.judges, self.config)
+        return dims, [o.call for o in mine], warnings
+
+
 def judge_documents(
     config: Config,
     rubric: Rubric,
@@ -61,32 +99,10 @@ def judge_documents(
     executor: Executor | None = None,
 ) -> Judged:
     """Judge every document with every judge; results keyed by the document's display path.
-    `executor` (threads) is reused across calls when the run judges in batches."""
-    cache = JudgeCache(Path(config.cache_dir)) if config.cache else None
-    present = [(path, doc) for path, doc in documents if doc is not None]
-    jobs = [
-        JudgeJob(document=doc, rubric=rubric, backend=judge, seed=config.seed, cache=cache)
-        for _, doc in present
-        for judge in judges
-    ]
-    outcomes = judge_many(jobs, max_workers=config.jobs, executor=executor)
-
-    judged: Judged = {}
-    per_doc = len(judges)
-    for i, (path, doc) in enumerate(present):
-        mine: list[JudgeOutcome] = outcomes[i * per_doc : (i + 1) * per_doc]
-        labels = unique_labels([judge_label(j) for j in judges])
-        dims = [
-            combine_dimension(
-                dim,
-                [
-                    (label, next(d for d in o.dimensions if d.id == dim.id))
-                    for label, o in zip(labels, mine, strict=True)
-                ],
-                rubric.policy.ensemble,
-            )
-            for dim in rubric.judged
-        ]
-        warnings = [w for o in mine for w in o.warnings] + _generator_warning(doc, judges, config)
-        judged[path] = (dims, [o.call for o in mine], warnings)
-    return judged
+    Without an `executor`, `config.jobs` threads for this call alone."""
+    if executor is None:
+        with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as threads:
+            return judge_documents(config, rubric, judges, documents, executor=threads)
+    judging = DocumentJudging(config, rubric, judges, executor)
+    present = [(path, doc, judging.submit(doc)) for path, doc in documents if doc is not None]
+    return {path: judging.collect(doc, pending) for path, doc, pending in present}
