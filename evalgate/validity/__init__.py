@@ -3,6 +3,8 @@
 Takes labelled gold items, frozen canary fixtures, pairs of documents, pilot configurations and
 history files; gives calibration against the gold labels (`calibrate`: kappa, exact and adjacent
 agreement), drift against frozen scores (`canary`), pairwise preference asked in both orders
-(`compare`), the trio pilot (`pilot`) and pass rates and trend alerts over time (`history`). Each
+(`compare`), the trio pilot in the protocol's record and summary shapes (`pilot`, with
+`pilot_config`, `pilot_records`, `pilot_summary`, `pilot_schema`) and pass rates, trend alerts and
+rubric health over time (`history`, shown by `history_view`). Each
 command runs the pipeline (`evalgate.run`) or the judges; none is needed to gate a file.
 """
