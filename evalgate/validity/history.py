@@ -90,6 +90,10 @@ class HistoryRecord:
         mean = raw.get("mean")
         if mean is not None and not isinstance(mean, int | float):
             raise ValueError("'mean' must be a number or null")
+        lists = {key: _strings(raw, key) for key in ("failed", "judges", "judged")}
+        for key in ("run", "commit"):
+            if raw.get(key) is not None and not isinstance(raw[key], str | int):
+                raise ValueError(f"{key!r} must be a string or null")
         return cls(
             timestamp=raw["timestamp"],
             path=raw["path"],
@@ -98,13 +102,23 @@ class HistoryRecord:
             verdict=raw["verdict"],
             mean=None if mean is None else float(mean),
             scores={str(k): v for k, v in scores.items()},
-            failed=tuple(str(f) for f in raw.get("failed") or ()),
-            judges=tuple(str(j) for j in raw.get("judges") or ()),
+            failed=lists["failed"],
+            judges=lists["judges"],
             band=raw.get("band") if isinstance(raw.get("band"), str) else None,
-            judged=tuple(str(j) for j in raw.get("judged") or ()),
+            judged=lists["judged"],
             run=str(raw["run"]) if raw.get("run") is not None else None,
             commit=str(raw["commit"]) if raw.get("commit") is not None else None,
         )
+
+
+def _strings(raw: dict[str, Any], key: str) -> tuple[str, ...]:
+    """An optional list-of-strings field of a record (absent or null: empty)."""
+    value = raw.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key!r} must be a list of strings or null")
+    return tuple(value)
 
 
 def _timestamp(now: datetime | None) -> str:

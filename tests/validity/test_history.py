@@ -172,3 +172,31 @@ def test_from_json_rejects_records_missing_keys() -> None:
                 "scores": [],
             }
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("judged", 3),  # not iterable: was a TypeError and a stack trace from `history show`
+        ("failed", "section_presence"),  # a string: was read letter by letter as failed dimensions
+        ("judges", {"copilot": 1}),
+        ("failed", [1]),
+        ("run", {"id": 1}),
+    ],
+)
+def test_a_record_with_a_mistyped_optional_field_is_skipped_by_name(
+    tmp_path: Path, field: str, value: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalgate.cli import main
+
+    history = tmp_path / "h.jsonl"
+    append_history(_report(_result("a.md", 4.0, spec=4)), history, now=T0)
+    good = json.loads(history.read_text(encoding="utf-8"))
+    with history.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({**good, "path": "b.md", field: value}) + "\n")
+    with pytest.warns(HistoryWarning, match=rf"{history}:2: skipped history line: '{field}' must be"):
+        assert [r.path for r in load_history(history)] == ["a.md"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HistoryWarning)
+        assert main(["history", "show", str(history)]) == 0
+    assert "1 record(s)" in capsys.readouterr().out
