@@ -9,10 +9,11 @@ an errored judge, fewer tasks than the hypotheses need) is recorded in the outpu
 from __future__ import annotations
 
 import re
+import string
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalgate.yamlsafe import safe_load
 
@@ -90,6 +91,21 @@ class PilotConfig(_Strict):
     min_tasks: int = Field(default=2, ge=1)  # a hypothesis passes when right in this many tasks
     output: str = "pilot-out"
     manifest_anchor: str | None = None  # default: sha256 over the config and every response
+
+    @field_validator("responses", "metrics")
+    @classmethod
+    def _path_template(cls, value: str | None) -> str | None:
+        """Only `{task_id}` and `{cell_id}` may be filled in: anything else (`{task}`, `{0}`, an
+        unclosed brace, `{task_id.__class__}`, a format spec) is refused here, not at run time."""
+        try:
+            fields = [part[1:] for part in string.Formatter().parse(value or "") if part[1] is not None]
+        except ValueError as exc:
+            raise ValueError(f"not a path template ({exc})") from None
+        for name, spec, conversion in fields:
+            if name not in ("task_id", "cell_id") or spec or conversion:
+                shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+                raise ValueError(f"{{{shown}}}: the only placeholders are {{task_id}} and {{cell_id}}")
+        return value
 
     @property
     def hypothesis_set(self) -> tuple[Hypothesis, ...]:
