@@ -98,7 +98,7 @@ class PilotConfig(_Strict):
         """Only `{task_id}` and `{cell_id}` may be filled in: anything else (`{task}`, `{0}`, an
         unclosed brace, `{task_id.__class__}`, a format spec) is refused here, not at run time."""
         try:
-            fields = [part[1:] for part in string.Formatter().parse(value or "") if part[1] is not None]
+            fields = [(n, s, c) for _, n, s, c in string.Formatter().parse(value or "") if n is not None]
         except ValueError as exc:
             raise ValueError(f"not a path template ({exc})") from None
         for name, spec, conversion in fields:
