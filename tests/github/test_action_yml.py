@@ -61,9 +61,12 @@ def test_inputs_are_kebab_case_with_the_documented_defaults() -> None:
     inputs = _load(ACTION)["inputs"]
     expected = {
         "paths", "files", "rubric", "judges", "config", "github-token", "copilot-token",
-        "check-name", "comment", "jobs", "seed", "cache-dir",
+        "check-name", "comment", "jobs", "seed", "cache-dir", "policy-from", "history-branch", "history-path",
     }  # fmt: skip
     assert expected <= set(inputs)
+    assert inputs["policy-from"]["default"] == "base"  # a pull request never loosens its own gate
+    assert inputs["history-branch"]["default"] == ""  # off unless asked: it needs contents: write
+    assert inputs["history-path"]["default"] == "evalgate/history.jsonl"
     assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in inputs)
     assert inputs["paths"]["default"] == "Research/completed/**/*.md"
     assert inputs["github-token"]["default"] == "${{ github.token }}"
@@ -245,3 +248,65 @@ def test_ci_builds_the_image_and_runs_the_three_uses_on_a_runner() -> None:
     assert "--engine docker" in run and "--no-build" not in run  # GitHub's runners have Docker
     assert "--contract" in run and any("sha512" in s and "@octokit/openapi@" in s for s in scripts)
     assert (ROOT / "bench" / "image.py").exists()
+
+
+def _documented_inputs() -> dict[str, str]:
+    """docs/action.md's Inputs table: input name -> its Default cell."""
+    text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    section = text[text.index("## Inputs") : text.index("## Outputs")]
+    rows = re.findall(r"^\| `([a-z-]+)` \|([^|]*)\|", section, re.M)
+    return {name: default.strip() for name, default in rows}
+
+
+def test_the_docs_input_table_lists_every_input_with_its_default() -> None:
+    inputs = _load(ACTION)["inputs"]
+    documented = _documented_inputs()
+    assert list(documented) == list(inputs), "docs/action.md's Inputs table and action.yml differ"
+    for name, spec in inputs.items():
+        if spec["default"]:  # a literal default is shown as written in action.yml
+            assert documented[name] == f"`{spec['default']}`", name
+
+
+def _readme_workflow() -> dict[str, Any]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "runs-on:" in b]
+    data = yaml.safe_load(block)
+    data["on"] = data.pop(True)
+    return data
+
+
+def test_the_readme_workflow_excerpt_is_a_valid_workflow(tmp_path: Path) -> None:
+    # A flow mapping holding an unquoted `${{ ... }}` is not YAML (the `{` opens a nested mapping):
+    # the README's excerpt once had one and could not be copied.
+    workflow = _readme_workflow()
+    (tmp_path / "readme.yml").write_text(yaml.safe_dump({**workflow}).replace("True:", "'on':"))
+    proc = _check_jsonschema("vendor.github-workflows", tmp_path / "readme.yml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert workflow["concurrency"]["group"].startswith("evalgate-")
+
+
+def _evalgate_steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        step
+        for job in workflow["jobs"].values()
+        for step in job.get("steps", [])
+        if step.get("uses", "").startswith(PLACEHOLDER_ACTION) or step.get("uses") == "./"
+    ]
+
+
+@pytest.mark.parametrize("name", [p.name for p in EXAMPLES] + ["README.md"])
+def test_examples_pass_only_inputs_the_action_declares(name: str) -> None:
+    workflow = _readme_workflow() if name == "README.md" else _load(ROOT / "docs" / "workflows" / name)
+    declared = set(_load(ACTION)["inputs"])
+    for step in _evalgate_steps(workflow):
+        assert set(step.get("with", {})) <= declared, f"{name}: {set(step['with']) - declared}"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_contents_write_only_where_a_history_branch_is_written(path: Path) -> None:
+    workflow = _load(path)
+    for job in workflow["jobs"].values():
+        grants = {**workflow["permissions"], **job.get("permissions", {})}
+        steps = _evalgate_steps({"jobs": {"j": job}})
+        writes_history = any(step.get("with", {}).get("history-branch") for step in steps)
+        assert (grants.get("contents") == "write") == writes_history, path.name
