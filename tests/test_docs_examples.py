@@ -1,0 +1,45 @@
+"""Every configuration, rubric and pilot example in the README and docs/ is one the code accepts: a
+user copies them as they are. (Workflow excerpts are held by tests/github/test_action_yml.py.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from evalgate.config import parse_config
+from evalgate.rubric import load_rubric
+from evalgate.validity.pilot_config import load_pilot_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _yaml_blocks(doc: str, marker: str) -> list[str]:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    return [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if marker in b]
+
+
+def test_the_readme_configuration_is_valid() -> None:
+    (block,) = _yaml_blocks("README.md", "on-judge-error:")
+    config = parse_config(block, "README.md")
+    assert config.acronyms.expansions == {"TPU": "Tensor Processing Unit"}
+    assert config.rubric == "research-loop"
+
+
+def test_the_ensemble_policy_in_docs_is_a_valid_rubric_policy(tmp_path: Path) -> None:
+    (block,) = _yaml_blocks("docs/ensembles.md", "strict_pass_judges:")
+    pack = yaml.safe_load((ROOT / "evalgate" / "rubrics" / "knowledge-work.yml").read_text(encoding="utf-8"))
+    pack["policy"] = yaml.safe_load(block)["policy"]
+    path = tmp_path / "documented.yml"
+    path.write_text(yaml.safe_dump(pack, sort_keys=False), encoding="utf-8")
+    rubric = load_rubric(str(path))
+    assert rubric.policy.ensemble.fail_judges == 2
+
+
+def test_the_pilot_config_in_docs_loads(tmp_path: Path) -> None:
+    (block,) = _yaml_blocks("docs/ensembles.md", "pilot_id:")
+    path = tmp_path / "pilot.yml"
+    path.write_text(block, encoding="utf-8")
+    config = load_pilot_config(path)
+    assert [c.id for c in config.cells] == ["A", "B", "C", "D"] and config.min_tasks == 2
