@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from evalgate import __version__
 from evalgate.config import ConfigError, add_run_options, config_from_args, config_json_schema, load_config
 from evalgate.judging.backends import UnknownBackendError
 from evalgate.report.render import FORMATS, render
-from evalgate.results import EXIT_PASS, EXIT_USAGE, exit_code
+from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, exit_code
 from evalgate.rubric import RubricError, load_rubric, rubric_json_schema
 
 
@@ -204,6 +205,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("evalgate: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`evalgate check | head`): stop quietly, as other command-line tools do,
+        # and point stdout at /dev/null so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -139,6 +139,20 @@ def test_console_script_never_prints_a_traceback(workdir):
     assert "ERROR binary.md" in proc.stdout
 
 
+@pytest.mark.parametrize("args", [["schema", "rubric"], ["check", "a.md"], ["glossary", "a.md"]])
+def test_a_reader_that_goes_away_is_no_traceback(workdir, args):
+    # `evalgate check | head`: the pipe is closed before evalgate writes; it was a BrokenPipeError trace
+    (workdir / "a.md").write_text(GOOD)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalgate", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
 def test_history_is_appended_per_run(workdir, capsys):
     (workdir / "a.md").write_text(GOOD)
     for _ in range(2):
