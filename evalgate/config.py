@@ -163,7 +163,8 @@ def read_yaml(p: Path, what: str) -> Any:
     try:
         return safe_load(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read {what}: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError(f"{p}: cannot read {what}: {reason}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p}: not valid YAML: {exc}") from None
 

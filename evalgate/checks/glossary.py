@@ -62,7 +62,7 @@ def _check_expansions(expansions: dict[str, str], where: str) -> None:
 def _read_glossary_file(path: Path) -> tuple[dict[str, str], list[str]]:
     """A glossary file: `expansions:` and `understood:`, optionally under a top-level `acronyms:`
     (so the output of `evalgate glossary` can be saved as is)."""
-    raw = read_yaml(path, "the acronym glossary")
+    raw = read_yaml(path, "the acronym glossary that acronyms: glossary: names")
     if isinstance(raw, dict) and set(raw) == {"acronyms"}:
         raw = raw["acronyms"]
     raw = raw or {}

@@ -93,7 +93,11 @@ def test_a_glossary_file_is_read_and_evalgate_yml_overrides_it(tmp_path: Path) -
         ({"acronyms": {"expansions": {"GPU": "Graphics Unit"}}}, None, "acronyms.expansions.GPU"),
         ({"acronyms": {"expansions": {"gpu": "Graphics Processing Unit"}}}, None, "not an acronym"),
         ({"acronyms": {"understod": ["GPU"]}}, None, "acronyms.understod: unknown key"),
-        ({"acronyms": {"glossary": "missing.yml"}}, None, "missing.yml: cannot read"),
+        (
+            {"acronyms": {"glossary": "missing.yml"}},
+            None,
+            "missing.yml: cannot read the acronym glossary that acronyms: glossary: names: No such file",
+        ),
         ({"acronyms": {"glossary": "g.yml"}}, "expansions:\n  TPU: Tensor Unit\n", "g.yml: expansions.TPU"),
         ({"acronyms": {"glossary": "g.yml"}}, "expansion: {}\n", "g.yml: expansion: unknown key"),
         (
