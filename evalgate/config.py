@@ -13,7 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalgate.yamlsafe import safe_load
+from evalgate.yamlsafe import safe_load, yaml_words
 
 DEFAULT_CONFIG_FILE = ".evalgate.yml"
 DEFAULT_PATHS = "Research/completed/**/*.md"
@@ -116,7 +116,7 @@ def _format(err: ValidationError, source: str) -> str:
     lines = [f"{source}: invalid configuration"]
     for e in err.errors():
         where = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        msg = "unknown key" if e["type"] == "extra_forbidden" else yaml_words(e["msg"])
         lines.append(f"  {where}: {msg}")
     return "\n".join(lines)
 

@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from evalgate.yamlsafe import safe_load
+from evalgate.yamlsafe import safe_load, yaml_words
 
 PACKS_PACKAGE = "evalgate.rubrics"
 
@@ -206,7 +206,7 @@ class Dimension(_Strict):
         except ValidationError as exc:
             details = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: "
-                + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"])
+                + ("unknown key" if e["type"] == "extra_forbidden" else yaml_words(e["msg"]))
                 for e in exc.errors()
             )
             raise ValueError(details) from None
@@ -357,7 +357,7 @@ def _format_validation(err: ValidationError, source: str, raw: dict[str, Any]) -
             named = dimensions[loc[1]] if loc[1] < len(dimensions) else None
             if isinstance(named, dict) and isinstance(named.get("id"), str):
                 where += f" (dimension {named['id']})"
-        lines.append(f"  {where}: {str(e['msg']).removeprefix('Value error, ')}")
+        lines.append(f"  {where}: {yaml_words(str(e['msg']))}")
     return "\n".join(lines)
 
 

@@ -32,3 +32,10 @@ def safe_load(text: str, *, dates: bool = True) -> Any:
     """`yaml.safe_load(text)`: plain data only (no `!!python` tags); raises yaml.YAMLError. With
     `dates=False` a timestamp stays a string (see TextDatesLoader)."""
     return yaml.load(text, Loader=SafeLoader if dates else TextDatesLoader)
+
+
+def yaml_words(message: str) -> str:
+    """A validation message in the words of the YAML its author wrote: pydantic says "a valid tuple"
+    for a list and "a valid dictionary or instance of SomeModel" for a mapping."""
+    message = message.replace("a valid tuple", "a list").replace("a valid dictionary", "a mapping")
+    return re.sub(r" or instance of \w+", "", message).removeprefix("Value error, ")

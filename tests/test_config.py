@@ -52,3 +52,22 @@ def test_overrides_win_and_are_validated():
 
 def test_schema_uses_hyphenated_keys():
     assert "cache-dir" in config_json_schema()["properties"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("acronyms:\n  understood: GPU\n", "acronyms.understood: Input should be a list"),
+        ("acronyms: null\n", "acronyms: Input should be a mapping"),
+        ("acronyms: [GPU]\n", "acronyms: Input should be a mapping"),
+    ],
+)
+def test_type_errors_speak_yaml_not_python(tmp_path, text, expected):
+    # pydantic says "a valid tuple" and "a valid dictionary or instance of Acronyms": a YAML author
+    # wrote neither a tuple nor knows the class
+    cfg = tmp_path / ".evalgate.yml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(cfg)
+    assert expected in str(caught.value) and str(cfg) in str(caught.value)
+    assert "tuple" not in str(caught.value) and "instance of" not in str(caught.value)

@@ -63,7 +63,10 @@ def _read_glossary_file(path: Path) -> tuple[dict[str, str], list[str]]:
     """A glossary file: `expansions:` and `understood:`, optionally under a top-level `acronyms:`
     (so the output of `evalgate glossary` can be saved as is)."""
     raw = read_yaml(path, "the acronym glossary that acronyms: glossary: names")
-    if isinstance(raw, dict) and set(raw) == {"acronyms"}:
+    if isinstance(raw, dict) and "acronyms" in raw:
+        beside = sorted(map(str, set(raw) - {"acronyms"}))
+        if beside:
+            raise ConfigError(f"{path}: {beside[0]}: unknown key beside acronyms: (expected only acronyms:)")
         raw = raw["acronyms"]
     raw = raw or {}
     if not isinstance(raw, dict):

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from evalgate.yamlsafe import safe_load
+from evalgate.yamlsafe import safe_load, yaml_words
 
 LABEL = r"^[a-z0-9][a-z0-9_]*$"
 IDENT = r"^[A-Za-z0-9_-]+$"
@@ -113,7 +113,7 @@ class PilotConfig(_Strict):
 
 
 def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {yaml_words(e['msg'])}" for e in exc.errors())
 
 
 def _duplicates(values: list[str]) -> list[str]:

@@ -176,6 +176,8 @@ def test_run_check_passes_params() -> None:
         ("section_presence", {"required": [{"title": "A", "within": "B"}]}, "'A' is within 'B'"),
         ("acronym_expansion", {"required": {"GPU": ""}}, "'GPU' needs a non-empty"),
         ("claim_source_accuracy", {"min_words": 3}, "'claim_source_accuracy' takes no params"),
+        ("acronym_expansion", {"sections": "Findings"}, "sections: Input should be a list"),  # not "tuple"
+        ("acronym_expansion", {"required": ["GPU"]}, "required: Input should be a mapping"),
     ],
 )
 def test_bad_params_name_file_dimension_and_key(

@@ -102,6 +102,11 @@ def test_a_glossary_file_is_read_and_evalgate_yml_overrides_it(tmp_path: Path) -
         ({"acronyms": {"glossary": "g.yml"}}, "expansion: {}\n", "g.yml: expansion: unknown key"),
         (
             {"acronyms": {"glossary": "g.yml"}},
+            "acronyms: {understood: [GPU]}\nextra: 1\n",
+            "g.yml: extra: unknown key beside acronyms:",  # it named `acronyms` as the unknown key
+        ),
+        (
+            {"acronyms": {"glossary": "g.yml"}},
             "expansions: [",
             "g.yml: not valid YAML",
         ),

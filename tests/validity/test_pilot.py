@@ -378,11 +378,11 @@ def test_named_hypotheses_and_cells_of_any_name(pilot_dir, tmp_path):
         ({"judges": []}, "judges: none"),
         ({"rubric": "no-such-rubric"}, "rubric: unknown rubric 'no-such-rubric'"),
         # path templates: these were a KeyError, IndexError or ValueError traceback when the run began
-        ({"responses": "responses/{task}/{cell_id}.md"}, "responses: Value error, {task}: the only"),
-        ({"responses": "responses/{0}.md"}, "responses: Value error, {0}: the only"),
-        ({"metrics": "m/{task_id/x.json"}, "metrics: Value error, not a path template"),
-        ({"metrics": "m/{task_id.__class__}.json"}, "metrics: Value error, {task_id.__class__}"),
-        ({"metrics": "m/{cell_id!r}.json"}, "metrics: Value error, {cell_id!r}"),
+        ({"responses": "responses/{task}/{cell_id}.md"}, "responses: {task}: the only"),
+        ({"responses": "responses/{0}.md"}, "responses: {0}: the only"),
+        ({"metrics": "m/{task_id/x.json"}, "metrics: not a path template"),
+        ({"metrics": "m/{task_id.__class__}.json"}, "metrics: {task_id.__class__}"),
+        ({"metrics": "m/{cell_id!r}.json"}, "metrics: {cell_id!r}"),
     ],
 )
 def test_an_unusable_config_is_exit_2_naming_the_key(pilot_dir, capsys, changes, message):
