@@ -43,3 +43,17 @@ def test_the_pilot_config_in_docs_loads(tmp_path: Path) -> None:
     path.write_text(block, encoding="utf-8")
     config = load_pilot_config(path)
     assert [c.id for c in config.cells] == ["A", "B", "C", "D"] and config.min_tasks == 2
+
+
+def test_the_pilot_record_and_summary_shown_in_docs_match_the_published_schemas() -> None:
+    import json
+
+    import jsonschema
+
+    from evalgate.validity.pilot_schema import SCHEMAS
+
+    text = (ROOT / "docs" / "ensembles.md").read_text(encoding="utf-8")
+    record, summary = (json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S))
+    jsonschema.validate(record, SCHEMAS["pilot-record"]())
+    jsonschema.validate(summary, SCHEMAS["pilot-summary"]())
+    assert record["trio_fail"] is True and summary["aggregate"]["pilot_verdict"] == "FAIL"
