@@ -24,6 +24,7 @@ import argparse
 import contextlib
 import functools
 import os
+import re
 import sys
 import uuid
 from collections.abc import Mapping, MutableMapping
@@ -114,6 +115,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise ActionInputError(
             f"input 'policy-from' must be one of {', '.join(POLICY_SOURCES)}, got {policy_from!r}"
         )
+    history_branch, history_path = _history_inputs(env)
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -130,9 +132,28 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         seed=_integer(env, "seed"),
         cache_dir=action_input(env, "cache-dir") or None,
         policy_from=policy_from,  # type: ignore[arg-type]  # checked against POLICY_SOURCES above
-        history_branch=action_input(env, "history-branch") or None,
-        history_path=action_input(env, "history-path") or "evalgate/history.jsonl",
+        history_branch=history_branch,
+        history_path=history_path,
     )
+
+
+_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[/.-]|[/.]$|\.lock$|/\.|\.lock/")
+
+
+def _history_inputs(env: Mapping[str, str]) -> tuple[str | None, str]:
+    """`history-branch` must be a branch name git accepts and `history-path` a plain relative path in
+    it: a mistake there is exit 2 at the start, not a notice after the run that nothing was kept."""
+    branch = action_input(env, "history-branch").strip() or None
+    if branch is not None and (_BAD_REF.search(branch) or branch == "@"):
+        raise ActionInputError(f"input 'history-branch' is not a valid branch name: {branch!r}")
+    path = action_input(env, "history-path").strip() or "evalgate/history.jsonl"
+    parts = path.split("/")
+    if "\\" in path or any(part in ("", ".", "..") for part in parts) or not path.isprintable():
+        raise ActionInputError(
+            f"input 'history-path' must be a relative path on the history branch, without '..', "
+            f"empty parts or backslashes: {path!r}"
+        )
+    return branch, path
 
 
 def protect_credentials(env: MutableMapping[str, str], inputs: ActionInputs, out: TextIO) -> None:

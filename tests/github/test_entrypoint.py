@@ -358,6 +358,10 @@ def _bare_run(tmp_path: Path, inputs: Mapping[str, str], files: Mapping[str, str
             "rubrik: unknown key",
         ),
         ({"judges": "nonsense:backend"}, None, "nonsense"),
+        # were accepted, then after the run a notice said the history was not kept
+        ({"history-branch": "scores..old"}, None, "input 'history-branch' is not a valid branch name"),
+        ({"history-path": "../history.jsonl"}, None, "input 'history-path' must be a relative path"),
+        ({"history-path": "/history.jsonl"}, None, "input 'history-path' must be a relative path"),
     ],
 )
 def test_configuration_errors_exit_2_with_one_clear_message(
