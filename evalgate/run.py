@@ -52,7 +52,7 @@ class _StructuralPass:
 
     def __call__(self, target: Target) -> _Evaluated:
         try:
-            document = read_document(target.path, max_bytes=self.max_bytes)
+            document = read_document(target.path, max_bytes=self.max_bytes, display=target.display)
         except DocumentError as exc:
             return _Evaluated(target, None, str(exc), ())
         except Exception as exc:  # a parser bug is this file's error, never the end of the run

@@ -297,3 +297,16 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):
     _, loaded = _loaded_after("import evalgate.github.action", tmp_path)
     assert [m for m in ("requests", "urllib3", "jinja2", "rich", "multiprocessing") if m in loaded] == []
+
+
+def test_an_unreadable_file_is_named_as_given_not_by_its_absolute_path(workdir, capsys):
+    # In CI an absolute name is the runner's workspace path (/github/workspace/...), in the results
+    # file and the annotation; `check` and `fix` name the file as the user gave it, like every finding.
+    (workdir / "notes").mkdir()
+    (workdir / "notes" / "bin.md").write_bytes(b"# x\n\x00")
+    assert main(["check", "notes", "--format", "json"]) == 1
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    message = "notes/bin.md: binary file (NUL byte at offset 4), not markdown"
+    assert result["error"] == message
+    assert main(["fix", "notes"]) == 2
+    assert capsys.readouterr().err == f"evalgate: {message}\n"

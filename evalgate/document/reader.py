@@ -39,33 +39,37 @@ from evalgate.yamlsafe import safe_load
 MAX_BYTES = 5 * 1024 * 1024  # the largest corpus item is 107 KB; 5 MB is clearly not a research item
 
 
-def read_document(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Document:
-    """Read and parse one markdown file; raise DocumentError with a clear message if it cannot be."""
+def read_document(
+    path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES, display: str | None = None
+) -> Document:
+    """Read and parse one markdown file; raise DocumentError with a clear message if it cannot be,
+    naming the file as `display` (the path as the user gave it) when given."""
     name = os.fspath(path)
+    shown = display or name
     try:
         st = os.stat(name)
     except FileNotFoundError:
-        raise DocumentError(f"{name}: no such file") from None
+        raise DocumentError(f"{shown}: no such file") from None
     except OSError as exc:
-        raise DocumentError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        raise DocumentError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
     if not stat.S_ISREG(st.st_mode):
-        raise DocumentError(f"{name}: not a regular file")
+        raise DocumentError(f"{shown}: not a regular file")
     if st.st_size > max_bytes:
-        raise DocumentError(f"{name}: {st.st_size} bytes is larger than the {max_bytes}-byte limit")
+        raise DocumentError(f"{shown}: {st.st_size} bytes is larger than the {max_bytes}-byte limit")
     try:
         raw = Path(name).read_bytes()
     except OSError as exc:
-        raise DocumentError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        raise DocumentError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
     if len(raw) > max_bytes:  # grew between stat and read
-        raise DocumentError(f"{name}: {len(raw)} bytes is larger than the {max_bytes}-byte limit")
+        raise DocumentError(f"{shown}: {len(raw)} bytes is larger than the {max_bytes}-byte limit")
     nul = raw.find(b"\0")
     if nul >= 0:
-        raise DocumentError(f"{name}: binary file (NUL byte at offset {nul}), not markdown")
+        raise DocumentError(f"{shown}: binary file (NUL byte at offset {nul}), not markdown")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(
-            f"{name}: not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+            f"{shown}: not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})"
         ) from None
     return parse_document(text, path=name, utf8=raw)
 

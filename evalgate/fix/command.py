@@ -138,7 +138,9 @@ def cmd_fix(args: argparse.Namespace) -> int:
     pending = False
     for target in targets:
         try:
-            document = read_document(target.path, max_bytes=int(config.max_file_mb * 1024 * 1024))
+            document = read_document(
+                target.path, max_bytes=int(config.max_file_mb * 1024 * 1024), display=target.display
+            )
             del document  # read for its checks (size, UTF-8, not binary); the fix works on the bytes
             raw = target.path.read_bytes()
         except (DocumentError, OSError) as exc:
