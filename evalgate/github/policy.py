@@ -22,13 +22,14 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from evalgate.config import DEFAULT_CONFIG_FILE, Config, ConfigError, parse_config
 from evalgate.github.changes import ChangeDetectionError, ensure_history, git_bytes
 from evalgate.github.events import PR_ACTIONS
-from evalgate.rubric import RubricError, parse_rubric
+from evalgate.rubric import PACKS_PACKAGE, RubricError, pack_names, parse_rubric
 
 PolicyFrom = Literal["base", "head"]
 POLICY_SOURCES: tuple[PolicyFrom, ...] = ("base", "head")
@@ -238,8 +239,22 @@ def _pinned(
             copy = scratch / f"base-{Path(rel).name}"
             copy.write_text(text, encoding="utf-8")
             config = declared.with_overrides(rubric=str(copy))
+    elif rel is not None and rel != "." and os.path.lexists(tree.workspace / rel):
+        config = declared.with_overrides(rubric=_pinned_pack(rubric, tree, scratch))
     config = _pinned_glossary(config, tree, changed, scratch)
     return TrustedPolicy(config, tree.commit, declared, changed, config_file, introduced)
+
+
+def _pinned_pack(name: str, tree: CommitFiles, scratch: Path) -> str:
+    """A copy of the shipped pack `name` outside the workspace. Needed when the checkout has a path by
+    that name: `load_rubric` prefers an existing path to a pack, so the pull request's file would
+    replace the pack the base names (`rubric: research-loop`, the default)."""
+    if name not in pack_names():
+        raise RubricError(f"{name}: rubric file not found in the {tree.label}")
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / f"pack-{name}.yml"
+    copy.write_text((resources.files(PACKS_PACKAGE) / f"{name}.yml").read_text(encoding="utf-8"), "utf-8")
+    return str(copy)
 
 
 def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str], scratch: Path) -> Config:

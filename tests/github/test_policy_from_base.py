@@ -403,3 +403,25 @@ def test_a_merge_group_is_judged_by_its_base_policy(tmp_path: Path) -> None:
     assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
     assert not (ws.path / "judge-ran").exists()
     assert "rubric: research-loop → lenient.yml" in run.results["policy_changes"]
+
+
+# ------------------------------------------------------------------ review r1: attacks on the guarantee
+
+
+def test_a_file_named_like_the_rubric_pack_in_the_pr_does_not_replace_the_pack(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # `rubric: research-loop` (also the default) names a shipped pack, but load_rubric prefers a path
+    # that exists: the PR adds a lenient one-dimension rubric file called exactly that, at the root
+    fives = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace
+    fives.parent.mkdir()
+    fives.write_text(judge_script(5))
+    lenient = LENIENT_RUBRIC.replace("id: lenient", "id: research-loop")
+    for n, base_files in enumerate(({}, {".evalgate.yml": "rubric: research-loop\n"})):
+        ws = pull_request(tmp_path / f"pr{n}", base_files, {"research-loop": lenient})
+        run = run_pr(tmp_path, events_dir, ws, judges=f"command:python3 {fives}")
+        assert run.results is not None, run.stdout + run.stderr
+        (result,) = [r for r in run.results["results"] if r["path"] == NEW_ITEM]
+        assert "quality" not in {d["id"] for d in result["dimensions"]}  # the pack's dimensions
+        assert run.results["summary"]["verdict"] != "PASS" and run.returncode == 1
+        assert "changed policy files: research-loop" in run.results["policy_changes"]
