@@ -3,8 +3,9 @@
 Programs: with the base's policy, a `command:` judge comes from the base configuration or the
 workflow's inputs, but the program it names can still be a file in the checkout. When the pull request
 added or changed that file (or, for `replay:DIR`, anything under the directory; for `python -m PKG`,
-the package; for a Python script, a module beside it that would shadow an import), the judge is
-refused before anything runs: the pull request would be judging itself.
+the package; for a Python script, a module, package, submodule, bytecode or extension module it could
+import from beside itself), the judge is refused before anything runs: the pull request would be
+judging itself.
 
 Cache: judge replies are keyed by the document's bytes and the judge spec, both of which a pull
 request knows, so entries it commits would be read as the judge's answers. The action therefore
@@ -19,6 +20,7 @@ import posixpath
 import shlex
 import tempfile
 from collections.abc import Iterable, Mapping
+from importlib import machinery
 from pathlib import Path
 
 from evalgate.config import Config
@@ -55,14 +57,17 @@ def judge_paths(spec: str, workspace: Path) -> list[str]:
 
 
 def _shadowing(folder: str, changed: Iterable[str]) -> list[str]:
-    """Changed modules Python would import from `folder` (a script's own directory, or the working
-    directory for `-m` and `-c`: sys.path[0]) before the standard library: `name.py`, `name/__init__.py`."""
+    """Changed files Python could import from `folder` (a script's own directory, or the working
+    directory for `-m` and `-c`: sys.path[0]) before the standard library or a package beside it: a
+    module, a package's `__init__.py` or any submodule of it at any depth, compiled bytecode (sourceless
+    or an unchecked-hash `__pycache__` entry) and extension modules, under directories that are package
+    names."""
+    suffixes = tuple(machinery.all_suffixes())  # .py, .pyc, .so and the interpreter's ABI-tagged .so
     found = []
     for path in changed:
-        parent = posixpath.dirname(path)
-        if (parent == folder and path.endswith(".py")) or (
-            posixpath.basename(path) == "__init__.py" and posixpath.dirname(parent) == folder
-        ):
+        inside = path if folder == "" else path[len(folder) + 1 :] if path.startswith(folder + "/") else ""
+        *dirs, name = inside.split("/")
+        if name.endswith(suffixes) and all(d.isidentifier() for d in dirs):
             found.append(path)
     return sorted(found)
 

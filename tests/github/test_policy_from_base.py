@@ -425,3 +425,27 @@ def test_a_file_named_like_the_rubric_pack_in_the_pr_does_not_replace_the_pack(
         assert "quality" not in {d["id"] for d in result["dimensions"]}  # the pack's dimensions
         assert run.results["summary"]["verdict"] != "PASS" and run.returncode == 1
         assert "changed policy files: research-loop" in run.results["policy_changes"]
+
+
+def test_a_submodule_the_base_judge_imports_from_beside_it_is_not_the_prs(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the base's judge keeps its scoring in a package beside it; the PR changes only the submodule
+    scoring = "def score():\n    return {}\n"
+    judge = judge_script(1).replace("import os, sys", "import os, sys\nfrom judgelib import scoring")
+    judge = judge.replace("score = os.environ.get('JUDGE_SCORE', '1')", "score = scoring.score()")
+    base = {
+        **GATED,
+        ".evalgate.yml": "rubric: policy/gate.yml\njudges: ['command:python3 tools/judge.py']\n",
+        "tools/judge.py": judge,
+        "tools/judgelib/__init__.py": "",
+        "tools/judgelib/scoring.py": scoring.format(1),
+    }
+    leave = "from pathlib import Path\nPath(__file__).with_name('judge-ran').write_text('ran')\n"
+    ws = pull_request(tmp_path, base, {"tools/judgelib/scoring.py": leave + scoring.format(5)})
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert not (ws.path / "tools" / "judgelib" / "judge-ran").exists()  # the PR's code never ran
+    assert run.returncode == 2, run.stdout + run.stderr
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert "tools/judgelib/scoring.py" in error and "this pull request adds or changes" in error

@@ -44,6 +44,13 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
         ("command:python3 tools/judge.py", {"tools/judge.py"}, "tools/judge.py"),
         ("command:python3 tools/judge.py", {"tools/json.py"}, "tools/json.py"),  # shadows `import json`
         ("command:python3 tools/judge.py", {"tools/re/__init__.py"}, "tools/re/__init__.py"),
+        # a submodule of a package beside the script (`from judgelib import scoring`), bytecode Python
+        # loads without a source (sourceless, or an unchecked-hash pyc) and an extension module
+        ("command:python3 tools/judge.py", {"tools/judgelib/scoring.py"}, "tools/judgelib/scoring.py"),
+        ("command:python3 tools/judge.py", {"tools/json.pyc"}, "tools/json.pyc"),
+        ("command:python3 tools/judge.py", {"tools/__pycache__/lib.cpython-311.pyc"}, "tools/__pycache__"),
+        ("command:python3 tools/judge.py", {"tools/json.abi3.so"}, "tools/json.abi3.so"),
+        ("command:python3 -m judges.strict", {"judgelib/a/b.py"}, "judgelib/a/b.py"),
         ("command:python3 -m judges.strict", {"judges/strict.py"}, "judges/strict.py"),
         ("command:python3 -m judges.strict", {"judges.py"}, "judges.py"),
         ("command:python3 -m judges.strict", {"json.py"}, "json.py"),  # the workspace is sys.path[0]
@@ -61,9 +68,13 @@ def test_a_judge_touching_what_the_pr_changed_is_refused_naming_the_file(
 
 
 def test_judges_the_pr_does_not_touch_run(tmp_path: Path) -> None:
-    changed = frozenset({"README.md", "Research/completed/a.md", "tools/sub/helper.py", "other/json.py"})
-    judges = ["command:python3 tools/judge.py", "replay:recordings", "copilot", "command:python3 -m judges"]
+    changed = frozenset(
+        {"README.md", "Research/completed/a.md", "tools/notes.md", "tools/my-data/x.py", "other/json.py"}
+    )
+    judges = ["command:python3 tools/judge.py", "replay:recordings", "copilot"]
     refuse_changed_programs(judges, tmp_path, changed)  # nothing raised
+    # from the workspace root (sys.path[0] for -m and -c), a changed module anywhere could be imported
+    refuse_changed_programs(["command:python3 -m judges"], tmp_path, changed - {"other/json.py"})
 
 
 # ------------------------------------------------------------------ where the cache is read
