@@ -164,12 +164,18 @@ class CommitFiles:
         return frozenset(os.fsdecode(name) for name in names if name)
 
 
-def touches(changed: frozenset[str], rel: str) -> bool:
-    """Whether `rel` itself, or anything under it when it is a directory, is among `changed`."""
+def touched(changed: frozenset[str], rel: str) -> list[str]:
+    """The paths among `changed` at `rel`, under it (a directory), or above it: a directory on its
+    way that the pull request replaced, for instance with a symlink leading somewhere else."""
     if rel == ".":
-        return bool(changed)
-    prefix = rel.rstrip("/") + "/"
-    return rel in changed or any(path.startswith(prefix) for path in changed)
+        return sorted(changed)
+    rel = rel.rstrip("/")
+    return sorted(p for p in changed if p == rel or p.startswith(rel + "/") or rel.startswith(p + "/"))
+
+
+def touches(changed: frozenset[str], rel: str) -> bool:
+    """Whether the pull request changed `rel`, anything under it, or a directory above it."""
+    return bool(touched(changed, rel))
 
 
 def is_rubric_file(name: str, exists: Callable[[], bool]) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from evalgate.config import Config
 from evalgate.github.changes import git_bytes
-from evalgate.github.policy import PolicyError, repository_path, touches
+from evalgate.github.policy import PolicyError, repository_path, touched, touches
 
 ACTION_CACHE_NAME = "evalgate-cache"
 
@@ -86,7 +86,7 @@ def refuse_changed_programs(judges: Iterable[str], workspace: Path, changed: fro
     for spec in judges:
         culprits = _shadowing("", changed) if _imports_from_workspace(spec) else []
         for rel in judge_paths(spec, workspace):
-            culprits += sorted(p for p in changed if p == rel or p.startswith(rel + "/"))
+            culprits += touched(changed, rel)
             if rel.endswith(".py"):
                 culprits += _shadowing(posixpath.dirname(rel), changed)
         if culprits:

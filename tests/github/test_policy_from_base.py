@@ -449,3 +449,33 @@ def test_a_submodule_the_base_judge_imports_from_beside_it_is_not_the_prs(
     assert run.returncode == 2, run.stdout + run.stderr
     (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
     assert "tools/judgelib/scoring.py" in error and "this pull request adds or changes" in error
+
+
+def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the base caches in build/judge-cache (untracked); the PR commits forged entries elsewhere and
+    # a symlink `build` -> that place, so the path the base names now leads to them
+    trusted = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace: answers 1s
+    trusted.parent.mkdir()
+    trusted.write_text(judge_script(1))
+    judge = f"command:python3 {trusted}"
+    ws = pull_request(
+        tmp_path, {**GATED, ".evalgate.yml": GATED[".evalgate.yml"] + "cache-dir: build/cache\n"}, {}
+    )
+    _forge_cache(ws, judge, "forged/cache", tmp_path)
+    ws.repo.checkout("feature")
+    (ws.path / "build").symlink_to("forged")
+    ws.repo.run("add", "build")
+    ws.head = ws.repo.commit("link build to the forged cache")
+    ws.repo.checkout("pull-merge")
+    ws.repo.reset_hard("main")
+    ws.merge = ws.repo.merge("feature", "Merge feature into main")
+    assert list((ws.path / "build" / "cache").rglob("*.json"))  # the forgery is where the base looks
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
+    assert scores(run) == {"quality": 1}  # the real judge's answer
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert (
+        "cache-dir build/cache is not read on this pull request (this pull request changes it" in run.stdout
+    )

@@ -51,6 +51,8 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
         ("command:python3 tools/judge.py", {"tools/__pycache__/lib.cpython-311.pyc"}, "tools/__pycache__"),
         ("command:python3 tools/judge.py", {"tools/json.abi3.so"}, "tools/json.abi3.so"),
         ("command:python3 -m judges.strict", {"judgelib/a/b.py"}, "judgelib/a/b.py"),
+        # a directory on the program's way replaced (a symlink the PR adds leads to its own script)
+        ("command:python3 vendor/judge.py", {"vendor", "mine/judge.py"}, "vendor"),
         ("command:python3 -m judges.strict", {"judges/strict.py"}, "judges/strict.py"),
         ("command:python3 -m judges.strict", {"judges.py"}, "judges.py"),
         ("command:python3 -m judges.strict", {"json.py"}, "json.py"),  # the workspace is sys.path[0]
@@ -108,6 +110,10 @@ def test_a_configured_cache_is_kept_unless_a_pull_request_could_have_planted_it(
 
     planted, notices = _place(mine, repo, frozenset({"my-cache/ab/x.json"}))
     assert planted == outside and "this pull request changes it" in notices[0]
+    # a directory above the cache that the PR adds or replaces (a symlink to forged entries)
+    nested = Config(cache_dir="build/cache")
+    assert _place(nested, repo, frozenset({"README.md"})) == ("build/cache", ())
+    assert _place(nested, repo, frozenset({"build"}))[0] == outside
 
     tracked, notices = _place(Config(cache_dir="tracked-cache"), repo, frozenset())
     assert tracked == outside and "git tracks files in it" in notices[0]
