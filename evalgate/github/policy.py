@@ -105,13 +105,10 @@ def reach_commit(workspace: Path, commit: str) -> None:
 def repository_path(workspace: Path, name: str) -> str | None:
     """`name` (relative to the workspace, or absolute) as a normalised workspace-relative POSIX path
     when it points inside the workspace; None when it points outside (a file of the runner's)."""
-    path = Path(name)
-    if path.is_absolute():
-        try:
-            path = path.relative_to(workspace)
-        except ValueError:
-            return None
-    rel = posixpath.normpath(path.as_posix())
+    # lexically, as the run will open it from the workspace: `../workspace/x` and `/elsewhere/../x`
+    # that lead back in are inside (symlinks are not followed: the base is read from git's objects)
+    where = posixpath.normpath(posixpath.join(workspace.as_posix(), Path(name).as_posix()))
+    rel = posixpath.relpath(where, workspace.as_posix())
     if rel == ".." or rel.startswith("../"):
         return None
     return rel

@@ -60,6 +60,14 @@ def judge_script(score: int, marker: str | None = None) -> str:
     )
 
 
+def workflow_judge(tmp_path: Path, score: int) -> str:
+    """The spec of a trusted command judge (the workflow's input, outside the workspace) answering `score`."""
+    trusted = tmp_path / "tools" / "judge.py"
+    trusted.parent.mkdir()
+    trusted.write_text(judge_script(score))
+    return f"command:python3 {trusted}"
+
+
 # The pull request of issue 18: a lenient rubric, pointed at, and a judge of its own that prints fives.
 LENIENT_PR = {
     "lenient.yml": LENIENT_RUBRIC,
@@ -154,13 +162,11 @@ def test_policy_from_head_keeps_todays_behaviour(tmp_path: Path, events_dir: Pat
 def test_a_rubric_file_is_read_from_the_base_commit_not_the_checkout(
     tmp_path: Path, events_dir: Path
 ) -> None:
-    trusted = tmp_path / "tools" / "judge.py"
-    trusted.parent.mkdir()
-    trusted.write_text(judge_script(2))
+    judge = workflow_judge(tmp_path, 2)
     base = GATED
     # the PR loosens the rubric file in place; .evalgate.yml is untouched
     ws = pull_request(tmp_path, base, {"policy/gate.yml": LENIENT_RUBRIC.replace("id: lenient", "id: gate")})
-    run = run_pr(tmp_path, events_dir, ws, judges=f"command:python3 {trusted}")
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
 
     assert scores(run) == {"quality": 2}
     assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
@@ -337,10 +343,7 @@ def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> N
 def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
     tmp_path: Path, events_dir: Path, cache_config: str, cache_dir: str
 ) -> None:
-    trusted = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace: answers 1s
-    trusted.parent.mkdir()
-    trusted.write_text(judge_script(1))
-    judge = f"command:python3 {trusted}"
+    judge = workflow_judge(tmp_path, 1)  # the workflow's judge, outside the workspace: answers 1s
     config = "rubric: policy/gate.yml\n" + cache_config
     ws = pull_request(tmp_path, {**GATED, ".evalgate.yml": config}, {})
     _forge_cache(ws, judge, cache_dir, tmp_path)
@@ -413,13 +416,11 @@ def test_a_file_named_like_the_rubric_pack_in_the_pr_does_not_replace_the_pack(
 ) -> None:
     # `rubric: research-loop` (also the default) names a shipped pack, but load_rubric prefers a path
     # that exists: the PR adds a lenient one-dimension rubric file called exactly that, at the root
-    fives = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace
-    fives.parent.mkdir()
-    fives.write_text(judge_script(5))
+    fives = workflow_judge(tmp_path, 5)
     lenient = LENIENT_RUBRIC.replace("id: lenient", "id: research-loop")
     for n, base_files in enumerate(({}, {".evalgate.yml": "rubric: research-loop\n"})):
         ws = pull_request(tmp_path / f"pr{n}", base_files, {"research-loop": lenient})
-        run = run_pr(tmp_path, events_dir, ws, judges=f"command:python3 {fives}")
+        run = run_pr(tmp_path, events_dir, ws, judges=fives)
         assert run.results is not None, run.stdout + run.stderr
         (result,) = [r for r in run.results["results"] if r["path"] == NEW_ITEM]
         assert "quality" not in {d["id"] for d in result["dimensions"]}  # the pack's dimensions
@@ -456,10 +457,7 @@ def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read
 ) -> None:
     # the base caches in build/judge-cache (untracked); the PR commits forged entries elsewhere and
     # a symlink `build` -> that place, so the path the base names now leads to them
-    trusted = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace: answers 1s
-    trusted.parent.mkdir()
-    trusted.write_text(judge_script(1))
-    judge = f"command:python3 {trusted}"
+    judge = workflow_judge(tmp_path, 1)  # the workflow's judge, outside the workspace: answers 1s
     ws = pull_request(
         tmp_path, {**GATED, ".evalgate.yml": GATED[".evalgate.yml"] + "cache-dir: build/cache\n"}, {}
     )
@@ -479,3 +477,20 @@ def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read
     assert (
         "cache-dir build/cache is not read on this pull request (this pull request changes it" in run.stdout
     )
+
+
+def test_a_base_rubric_path_that_leaves_and_reenters_the_workspace_is_read_from_the_base(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # `..` out of the workspace and back in (the checkout is .../workspace), and the same as an
+    # absolute path through a sibling: both name policy/gate.yml, which the PR loosens in place
+    judge = workflow_judge(tmp_path, 2)
+    loose = LENIENT_RUBRIC.replace("id: lenient", "id: gate")
+    for n, name in enumerate(("../workspace/policy/gate.yml", "{root}/tools/../workspace/policy/gate.yml")):
+        root = tmp_path / f"pr{n}"
+        config = f"rubric: {name.format(root=root)}\n"
+        ws = pull_request(root, {**GATED, ".evalgate.yml": config}, {"policy/gate.yml": loose})
+        run = run_pr(tmp_path, events_dir, ws, judges=judge)
+        assert scores(run) == {"quality": 2}
+        assert run.results is not None and run.results["summary"]["verdict"] == "FAIL", name
+        assert run.returncode == 1
