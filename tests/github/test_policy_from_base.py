@@ -494,3 +494,24 @@ def test_a_base_rubric_path_that_leaves_and_reenters_the_workspace_is_read_from_
         assert scores(run) == {"quality": 2}
         assert run.results is not None and run.results["summary"]["verdict"] == "FAIL", name
         assert run.returncode == 1
+
+
+def test_paths_and_the_config_input_come_from_the_base(tmp_path: Path, events_dir: Path) -> None:
+    # the PR narrows `paths` so its failing item is not evaluated, in the file the `config` input
+    # names (not .evalgate.yml), and adds an .evalgate.yml of its own beside the item
+    base = {"ci/evalgate.yml": "rubric: research-loop\npaths: 'Research/**/*.md'\n"}
+    narrowed = {
+        "ci/evalgate.yml": "rubric: research-loop\npaths: 'nothing/**/*.md'\n",
+        ".evalgate.yml": "paths: 'nothing/**/*.md'\n",
+        "Research/completed/.evalgate.yml": "paths: 'nothing/**/*.md'\n",
+    }
+    ws = pull_request(tmp_path, base, narrowed)
+    run = run_pr(tmp_path, events_dir, ws, config="ci/evalgate.yml")
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert [r["path"] for r in run.results["results"]] == [NEW_ITEM]  # still evaluated
+    assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert "paths: Research/**/*.md → nothing/**/*.md" in run.results["policy_changes"]
+
+    head = run_pr(tmp_path, events_dir, ws, config="ci/evalgate.yml", **{"policy-from": "head"})
+    assert head.results is not None and head.results["results"] == [] and head.returncode == 0

@@ -42,6 +42,8 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
     ("spec", "changed", "named"),
     [
         ("command:python3 tools/judge.py", {"tools/judge.py"}, "tools/judge.py"),
+        # a data file the base's judge is handed (what it would read, the PR's words)
+        ("command:python3 tools/judge.py --rubric-notes notes.txt", {"notes.txt"}, "notes.txt"),
         ("command:python3 tools/judge.py", {"tools/json.py"}, "tools/json.py"),  # shadows `import json`
         ("command:python3 tools/judge.py", {"tools/re/__init__.py"}, "tools/re/__init__.py"),
         # a submodule of a package beside the script (`from judgelib import scoring`), bytecode Python
