@@ -72,6 +72,24 @@ def _shadowing(folder: str, changed: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
+def _program_file(spec: str, workspace: Path) -> str | None:
+    """The workspace file a command judge's process runs: the program when it is a path
+    (`tools/judge`), else an interpreter's script, its first argument that is not an option
+    (`python3 tools/judge`, with or without `.py`). None for `-m`/`-c`, or no file in the workspace."""
+    name, _, arg = spec.strip().partition(":")
+    try:
+        tokens = shlex.split(arg) if name == "command" else []
+    except ValueError:
+        return None
+    if not tokens:
+        return None
+    script = tokens[0] if "/" in tokens[0] else next((t for t in tokens[1:] if not t.startswith("-")), None)
+    if script is None or any(t in ("-m", "-c") for t in tokens[1 : tokens.index(script)]):
+        return None
+    rel = repository_path(workspace, script)
+    return None if rel in (None, ".") else rel
+
+
 def _imports_from_workspace(spec: str) -> bool:
     """Whether a command judge puts its working directory, the workspace, first on Python's path."""
     name, _, arg = spec.strip().partition(":")
@@ -89,6 +107,8 @@ def refuse_changed_programs(judges: Iterable[str], workspace: Path, changed: fro
             culprits += touched(changed, rel)
             if rel.endswith(".py"):
                 culprits += _shadowing(posixpath.dirname(rel), changed)
+        if (program := _program_file(spec, workspace)) is not None:
+            culprits += _shadowing(posixpath.dirname(program), changed)  # a script without `.py`
         if culprits:
             listed = ", ".join(dict.fromkeys(culprits))
             raise PolicyError(

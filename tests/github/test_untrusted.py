@@ -53,6 +53,9 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
         ("command:python3 tools/judge.py", {"tools/__pycache__/lib.cpython-311.pyc"}, "tools/__pycache__"),
         ("command:python3 tools/judge.py", {"tools/json.abi3.so"}, "tools/json.abi3.so"),
         ("command:python3 -m judges.strict", {"judgelib/a/b.py"}, "judgelib/a/b.py"),
+        # a Python script without `.py`, run by the interpreter or by its shebang
+        ("command:python3 -u tools/judge --fast", {"tools/json.py"}, "tools/json.py"),
+        ("command:tools/judge", {"tools/judgelib/scoring.py"}, "tools/judgelib/scoring.py"),
         # a directory on the program's way replaced (a symlink the PR adds leads to its own script)
         ("command:python3 vendor/judge.py", {"vendor", "mine/judge.py"}, "vendor"),
         ("command:python3 -m judges.strict", {"judges/strict.py"}, "judges/strict.py"),
