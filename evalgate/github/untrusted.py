@@ -10,8 +10,9 @@ judging itself.
 Cache: judge replies are keyed by the document's bytes and the judge spec, both of which a pull
 request knows, so entries it commits would be read as the judge's answers. The action therefore
 keeps its cache outside the workspace (`RUNNER_TEMP/evalgate-cache`) unless `cache-dir` names
-another directory, and on a pull request a named directory inside the workspace is not read when git
-tracks anything in it or the pull request changes it.
+another directory, and on a pull request a named directory is not read at all: inside the workspace
+the pull request can commit entries, and a directory kept with actions/cache is restored from the
+pull request's own cache scope, which an earlier run of its own workflow could have filled.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from importlib import machinery
 from pathlib import Path
 
 from evalgate.config import Config
-from evalgate.github.changes import git_bytes
-from evalgate.github.policy import PolicyError, repository_path, touched, touches
+from evalgate.github.policy import PolicyError, repository_path, touched
 
 ACTION_CACHE_NAME = "evalgate-cache"
 
@@ -129,23 +129,21 @@ def place_cache(
     """The run's cache directory and a notice when a configured one is not used.
 
     The default (`.evalgate-cache`) becomes `action_cache_dir`; another directory is kept, except on
-    a pull request (`changed` is not None) when it is inside the workspace and git tracks files in it
-    or the pull request changes it: then its entries could be forged, and the run caches outside."""
+    a pull request or merge group (`changed` is not None), where the run caches in `action_cache_dir`
+    instead. Inside the workspace the pull request can commit entries (or a symlink leading to them);
+    outside it, a directory kept between runs with actions/cache is restored from the pull request's
+    own cache scope first, where an earlier run of a workflow the pull request changed, and changed
+    back before the run that counts, could have saved forged entries."""
     if not config.cache:
         return config, ()
     outside = str(action_cache_dir(env))
     if config.cache_dir == Config().cache_dir:
         return config.with_overrides(cache_dir=outside), ()
-    rel = repository_path(workspace, config.cache_dir)
-    if changed is None or rel is None:
+    if changed is None:
         return config, ()
-    pathspec = "." if rel == "." else rel
-    tracked = bool(git_bytes(workspace, "ls-files", "-z", "--", pathspec).strip(b"\0"))
-    if not (tracked or touches(changed, rel)):
-        return config, ()
-    why = "git tracks files in it" if tracked else "this pull request changes it"
     notice = (
-        f"cache-dir {config.cache_dir} is not read on this pull request ({why}, so its entries could "
-        f"be forged); judge replies are cached in {outside} for this run"
+        f"cache-dir {config.cache_dir} is not read on a pull request (its entries could be the pull "
+        "request's: committed, or saved by an earlier run of a workflow it changed and changed back); "
+        f"judge replies are cached in {outside} for this run"
     )
     return config.with_overrides(cache_dir=outside), (notice,)

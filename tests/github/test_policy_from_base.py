@@ -315,9 +315,9 @@ def test_a_shallow_checkout_that_cannot_reach_the_base_exits_2_naming_fetch_dept
 # ------------------------------------------------------------------ planted judge cache
 
 
-def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
-    """What the PR author of issue 18 did: judge their failing item with the same judge spec answering
-    5s, then commit the cache entries that wrote."""
+def _forge_entries(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
+    """Judge the PR's failing item on its branch with the same judge spec answering 5s, caching in
+    `cache_dir`: the forged entries."""
     ws.repo.checkout("feature")
     proc = subprocess.run(
         [sys.executable, "-m", "evalgate", "check", NEW_ITEM, "--judge", judge, "--cache-dir", cache_dir],
@@ -328,6 +328,11 @@ def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> N
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "JUDGE_SCORE": "5"},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # fives pass
+
+
+def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
+    """What the PR author of issue 18 did: forge the entries, then commit them."""
+    _forge_entries(ws, judge, cache_dir, tmp_path)
     ws.repo.run("add", "-f", "--", cache_dir)
     ws.head = ws.repo.commit("add cached judgements")
     ws.repo.checkout("pull-merge")
@@ -364,7 +369,7 @@ def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
     assert scores(run) == {"quality": 1}  # the real judge's answer
     assert run.results is not None and run.results["summary"]["judge_calls"] == 1
     assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
-    ignored = f"cache-dir {cache_dir} is not read on this pull request (git tracks files in it"
+    ignored = f"cache-dir {cache_dir} is not read on a pull request"
     if cache_config:
         assert any(n.startswith(ignored) for n in run.results["summary"]["notes"])
         assert f"::notice::evalgate: {ignored}" in run.stdout
@@ -474,9 +479,7 @@ def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read
     run = run_pr(tmp_path, events_dir, ws, judges=judge)
     assert scores(run) == {"quality": 1}  # the real judge's answer
     assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
-    assert (
-        "cache-dir build/cache is not read on this pull request (this pull request changes it" in run.stdout
-    )
+    assert "cache-dir build/cache is not read on a pull request" in run.stdout
 
 
 def test_a_base_rubric_path_that_leaves_and_reenters_the_workspace_is_read_from_the_base(
@@ -515,3 +518,22 @@ def test_paths_and_the_config_input_come_from_the_base(tmp_path: Path, events_di
 
     head = run_pr(tmp_path, events_dir, ws, config="ci/evalgate.yml", **{"policy-from": "head"})
     assert head.results is not None and head.results["results"] == [] and head.returncode == 0
+
+
+def test_forged_entries_in_a_kept_cache_outside_the_workspace_are_not_read_on_a_pull_request(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # docs/action.md keeps the cache in /github/home with actions/cache, which on a pull request restores
+    # the pull request's own scope first. A first push changed the workflow to save forged entries
+    # there, a second changed it back: this run, with the trusted workflow, finds them in its cache-dir
+    judge = workflow_judge(tmp_path, 1)
+    ws = pull_request(tmp_path, GATED, {})
+    kept = tmp_path / "github-home" / "evalgate-cache"
+    _forge_entries(ws, judge, str(kept), tmp_path)  # nothing committed: they came with the cache
+    ws.repo.checkout("pull-merge")
+    assert list(kept.rglob("*.json"))
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge, **{"cache-dir": str(kept)})
+    assert scores(run) == {"quality": 1}  # the real judge's answer
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert f"cache-dir {kept} is not read on a pull request" in run.stdout
