@@ -201,6 +201,8 @@ def write_results(report: Report, workspace: Path, env: Mapping[str, str]) -> st
         candidates.append(Path(env["RUNNER_TEMP"]) / RESULTS_FILE)
     for path in candidates:
         try:
+            if path.is_symlink():  # committed by a pull request: it would redirect the write
+                path.unlink()
             path.write_text(text, encoding="utf-8")
         except OSError:
             continue

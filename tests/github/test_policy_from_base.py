@@ -335,9 +335,23 @@ def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> N
     _forge_entries(ws, judge, cache_dir, tmp_path)
     ws.repo.run("add", "-f", "--", cache_dir)
     ws.head = ws.repo.commit("add cached judgements")
+    _remerge(ws)
+
+
+def _remerge(ws: Workspace) -> None:
+    """The test merge commit again, after a push to the PR's branch, checked out."""
     ws.repo.checkout("pull-merge")
     ws.repo.reset_hard("main")
     ws.merge = ws.repo.merge("feature", "Merge feature into main")
+
+
+def _push_symlink(ws: Workspace, name: str, target: str | Path) -> None:
+    """The PR pushes a symlink `name` -> `target`; its merge commit is checked out again."""
+    ws.repo.checkout("feature")
+    (ws.path / name).symlink_to(target)
+    ws.repo.run("add", "--", name)
+    ws.head = ws.repo.commit(f"link {name}")
+    _remerge(ws)
 
 
 @pytest.mark.parametrize(
@@ -467,13 +481,7 @@ def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read
         tmp_path, {**GATED, ".evalgate.yml": GATED[".evalgate.yml"] + "cache-dir: build/cache\n"}, {}
     )
     _forge_cache(ws, judge, "forged/cache", tmp_path)
-    ws.repo.checkout("feature")
-    (ws.path / "build").symlink_to("forged")
-    ws.repo.run("add", "build")
-    ws.head = ws.repo.commit("link build to the forged cache")
-    ws.repo.checkout("pull-merge")
-    ws.repo.reset_hard("main")
-    ws.merge = ws.repo.merge("feature", "Merge feature into main")
+    _push_symlink(ws, "build", "forged")
     assert list((ws.path / "build" / "cache").rglob("*.json"))  # the forgery is where the base looks
 
     run = run_pr(tmp_path, events_dir, ws, judges=judge)
@@ -537,3 +545,19 @@ def test_forged_entries_in_a_kept_cache_outside_the_workspace_are_not_read_on_a_
     assert scores(run) == {"quality": 1}  # the real judge's answer
     assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
     assert f"cache-dir {kept} is not read on a pull request" in run.stdout
+
+
+def test_a_results_file_symlink_committed_by_the_pr_does_not_redirect_the_write(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the action (root in its container) writes evalgate-results.json into the workspace: the PR
+    # commits a symlink by that name to a file of the runner's, outside the workspace
+    victim = tmp_path / "runner-file"
+    victim.write_text("the runner's\n")
+    ws = pull_request(tmp_path, {}, {})
+    _push_symlink(ws, "evalgate-results.json", victim)
+
+    run = run_pr(tmp_path, events_dir, ws)
+    assert victim.read_text() == "the runner's\n"
+    assert not (ws.path / "evalgate-results.json").is_symlink()
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
