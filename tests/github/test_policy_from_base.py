@@ -561,3 +561,23 @@ def test_a_results_file_symlink_committed_by_the_pr_does_not_redirect_the_write(
     assert victim.read_text() == "the runner's\n"
     assert not (ws.path / "evalgate-results.json").is_symlink()
     assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("history", "link"), [("history.jsonl", "history.jsonl"), ("logs/history.jsonl", "logs")]
+)
+def test_a_history_file_symlink_committed_by_the_pr_does_not_redirect_the_append(
+    tmp_path: Path, events_dir: Path, history: str, link: str
+) -> None:
+    # the base keeps a score history in the workspace; the PR makes that path (or a directory above
+    # it) a symlink to the runner's files outside the workspace
+    runner = tmp_path / "runner-files"
+    runner.mkdir()
+    (runner / "history.jsonl").write_text("the runner's\n")
+    ws = pull_request(tmp_path, {".evalgate.yml": f"history: {history}\n"}, {})
+    _push_symlink(ws, link, runner / "history.jsonl" if link == history else runner)
+
+    run = run_pr(tmp_path, events_dir, ws)
+    assert run.results is not None and run.returncode == 1, run.stdout + run.stderr
+    assert (runner / "history.jsonl").read_text() == "the runner's\n"
+    assert f"::warning::evalgate could not publish: history {history}: leads outside" in run.stdout
