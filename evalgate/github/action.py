@@ -37,7 +37,7 @@ from evalgate.gate import error_result
 from evalgate.github.changes import ChangeDetectionError, git_env
 from evalgate.github.comment import CommentMode
 from evalgate.github.events import load_event, targets_from_event
-from evalgate.github.policy import POLICY_SOURCES, PolicyError, PolicyFrom
+from evalgate.github.policy import POLICY_SOURCES, PolicyError, PolicyFrom, repository_path
 from evalgate.github.publish import context_from_env, publish
 from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
@@ -222,6 +222,8 @@ def write_results(report: Report, workspace: Path, env: Mapping[str, str]) -> st
         candidates.append(Path(env["RUNNER_TEMP"]) / RESULTS_FILE)
     for path in candidates:
         try:
+            if path.is_symlink():  # committed by a pull request: it would redirect the write
+                path.unlink()
             path.write_text(text, encoding="utf-8")
         except OSError:
             continue
@@ -248,10 +250,16 @@ def _fail_configuration(message: str, env: Mapping[str, str], out: TextIO) -> in
     return EXIT_USAGE
 
 
-def _record_history(report: Report, config: Config, env: Mapping[str, str], out: TextIO) -> list[str]:
-    """Append to the configured history; alerts become warnings, the trend chart joins the summary."""
+def _record_history(
+    report: Report, config: Config, env: Mapping[str, str], out: TextIO, workspace: Path
+) -> list[str]:
+    """Append to the configured history; alerts become warnings, the trend chart joins the summary.
+    A history path in the workspace that a symlink (a pull request's) leads out of is not written."""
     if not config.history:
         return []
+    rel = repository_path(workspace, config.history)
+    if rel is not None and not (workspace / rel).resolve().is_relative_to(workspace):
+        return [f"history {config.history}: leads outside the workspace through a symlink; not written"]
     try:
         update = record_run(report, config.history)
         for alert in update.alerts:
@@ -314,7 +322,7 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
         problems = list(outcome.errors)
     except Exception as exc:  # a reporting bug must not turn a decided verdict into a crash
         problems = [f"publishing failed: {type(exc).__name__}: {exc}"]
-    problems += _record_history(report, config, env, out)
+    problems += _record_history(report, config, env, out, workspace)
     if inputs.history_branch:  # best effort: notices only, never the exit code
         from evalgate.github.history_store import HistoryBranchSettings, keep_history_on_branch
 

@@ -22,13 +22,14 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from evalgate.config import DEFAULT_CONFIG_FILE, Config, ConfigError, parse_config
 from evalgate.github.changes import ChangeDetectionError, ensure_history, git_bytes
 from evalgate.github.events import PR_ACTIONS
-from evalgate.rubric import RubricError, parse_rubric
+from evalgate.rubric import PACKS_PACKAGE, RubricError, pack_names, parse_rubric
 
 PolicyFrom = Literal["base", "head"]
 POLICY_SOURCES: tuple[PolicyFrom, ...] = ("base", "head")
@@ -104,13 +105,10 @@ def reach_commit(workspace: Path, commit: str) -> None:
 def repository_path(workspace: Path, name: str) -> str | None:
     """`name` (relative to the workspace, or absolute) as a normalised workspace-relative POSIX path
     when it points inside the workspace; None when it points outside (a file of the runner's)."""
-    path = Path(name)
-    if path.is_absolute():
-        try:
-            path = path.relative_to(workspace)
-        except ValueError:
-            return None
-    rel = posixpath.normpath(path.as_posix())
+    # lexically, as the run will open it from the workspace: `../workspace/x` and `/elsewhere/../x`
+    # that lead back in are inside (symlinks are not followed: the base is read from git's objects)
+    where = posixpath.normpath(posixpath.join(workspace.as_posix(), Path(name).as_posix()))
+    rel = posixpath.relpath(where, workspace.as_posix())
     if rel == ".." or rel.startswith("../"):
         return None
     return rel
@@ -163,12 +161,18 @@ class CommitFiles:
         return frozenset(os.fsdecode(name) for name in names if name)
 
 
-def touches(changed: frozenset[str], rel: str) -> bool:
-    """Whether `rel` itself, or anything under it when it is a directory, is among `changed`."""
+def touched(changed: frozenset[str], rel: str) -> list[str]:
+    """The paths among `changed` at `rel`, under it (a directory), or above it: a directory on its
+    way that the pull request replaced, for instance with a symlink leading somewhere else."""
     if rel == ".":
-        return bool(changed)
-    prefix = rel.rstrip("/") + "/"
-    return rel in changed or any(path.startswith(prefix) for path in changed)
+        return sorted(changed)
+    rel = rel.rstrip("/")
+    return sorted(p for p in changed if p == rel or p.startswith(rel + "/") or rel.startswith(p + "/"))
+
+
+def touches(changed: frozenset[str], rel: str) -> bool:
+    """Whether the pull request changed `rel`, anything under it, or a directory above it."""
+    return bool(touched(changed, rel))
 
 
 def is_rubric_file(name: str, exists: Callable[[], bool]) -> bool:
@@ -238,8 +242,22 @@ def _pinned(
             copy = scratch / f"base-{Path(rel).name}"
             copy.write_text(text, encoding="utf-8")
             config = declared.with_overrides(rubric=str(copy))
+    elif rel is not None and rel != "." and os.path.lexists(tree.workspace / rel):
+        config = declared.with_overrides(rubric=_pinned_pack(rubric, tree, scratch))
     config = _pinned_glossary(config, tree, changed, scratch)
     return TrustedPolicy(config, tree.commit, declared, changed, config_file, introduced)
+
+
+def _pinned_pack(name: str, tree: CommitFiles, scratch: Path) -> str:
+    """A copy of the shipped pack `name` outside the workspace. Needed when the checkout has a path by
+    that name: `load_rubric` prefers an existing path to a pack, so the pull request's file would
+    replace the pack the base names (`rubric: research-loop`, the default)."""
+    if name not in pack_names():
+        raise RubricError(f"{name}: rubric file not found in the {tree.label}")
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / f"pack-{name}.yml"
+    copy.write_text((resources.files(PACKS_PACKAGE) / f"{name}.yml").read_text(encoding="utf-8"), "utf-8")
+    return str(copy)
 
 
 def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str], scratch: Path) -> Config:

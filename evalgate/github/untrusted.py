@@ -3,14 +3,16 @@
 Programs: with the base's policy, a `command:` judge comes from the base configuration or the
 workflow's inputs, but the program it names can still be a file in the checkout. When the pull request
 added or changed that file (or, for `replay:DIR`, anything under the directory; for `python -m PKG`,
-the package; for a Python script, a module beside it that would shadow an import), the judge is
-refused before anything runs: the pull request would be judging itself.
+the package; for a Python script, a module, package, submodule, bytecode or extension module it could
+import from beside itself), the judge is refused before anything runs: the pull request would be
+judging itself.
 
 Cache: judge replies are keyed by the document's bytes and the judge spec, both of which a pull
 request knows, so entries it commits would be read as the judge's answers. The action therefore
 keeps its cache outside the workspace (`RUNNER_TEMP/evalgate-cache`) unless `cache-dir` names
-another directory, and on a pull request a named directory inside the workspace is not read when git
-tracks anything in it or the pull request changes it.
+another directory, and on a pull request a named directory is not read at all: inside the workspace
+the pull request can commit entries, and a directory kept with actions/cache is restored from the
+pull request's own cache scope, which an earlier run of its own workflow could have filled.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ import posixpath
 import shlex
 import tempfile
 from collections.abc import Iterable, Mapping
+from importlib import machinery
 from pathlib import Path
 
 from evalgate.config import Config
-from evalgate.github.changes import git_bytes
-from evalgate.github.policy import PolicyError, repository_path, touches
+from evalgate.github.policy import PolicyError, repository_path, touched
 
 ACTION_CACHE_NAME = "evalgate-cache"
 
@@ -55,16 +57,37 @@ def judge_paths(spec: str, workspace: Path) -> list[str]:
 
 
 def _shadowing(folder: str, changed: Iterable[str]) -> list[str]:
-    """Changed modules Python would import from `folder` (a script's own directory, or the working
-    directory for `-m` and `-c`: sys.path[0]) before the standard library: `name.py`, `name/__init__.py`."""
+    """Changed files Python could import from `folder` (a script's own directory, or the working
+    directory for `-m` and `-c`: sys.path[0]) before the standard library or a package beside it: a
+    module, a package's `__init__.py` or any submodule of it at any depth, compiled bytecode (sourceless
+    or an unchecked-hash `__pycache__` entry) and extension modules, under directories that are package
+    names."""
+    suffixes = tuple(machinery.all_suffixes())  # .py, .pyc, .so and the interpreter's ABI-tagged .so
     found = []
     for path in changed:
-        parent = posixpath.dirname(path)
-        if (parent == folder and path.endswith(".py")) or (
-            posixpath.basename(path) == "__init__.py" and posixpath.dirname(parent) == folder
-        ):
+        inside = path if folder == "" else path[len(folder) + 1 :] if path.startswith(folder + "/") else ""
+        *dirs, name = inside.split("/")
+        if name.endswith(suffixes) and all(d.isidentifier() for d in dirs):
             found.append(path)
     return sorted(found)
+
+
+def _program_file(spec: str, workspace: Path) -> str | None:
+    """The workspace file a command judge's process runs: the program when it is a path
+    (`tools/judge`), else an interpreter's script, its first argument that is not an option
+    (`python3 tools/judge`, with or without `.py`). None for `-m`/`-c`, or no file in the workspace."""
+    name, _, arg = spec.strip().partition(":")
+    try:
+        tokens = shlex.split(arg) if name == "command" else []
+    except ValueError:
+        return None
+    if not tokens:
+        return None
+    script = tokens[0] if "/" in tokens[0] else next((t for t in tokens[1:] if not t.startswith("-")), None)
+    if script is None or any(t in ("-m", "-c") for t in tokens[1 : tokens.index(script)]):
+        return None
+    rel = repository_path(workspace, script)
+    return None if rel in (None, ".") else rel
 
 
 def _imports_from_workspace(spec: str) -> bool:
@@ -81,9 +104,11 @@ def refuse_changed_programs(judges: Iterable[str], workspace: Path, changed: fro
     for spec in judges:
         culprits = _shadowing("", changed) if _imports_from_workspace(spec) else []
         for rel in judge_paths(spec, workspace):
-            culprits += sorted(p for p in changed if p == rel or p.startswith(rel + "/"))
+            culprits += touched(changed, rel)
             if rel.endswith(".py"):
                 culprits += _shadowing(posixpath.dirname(rel), changed)
+        if (program := _program_file(spec, workspace)) is not None:
+            culprits += _shadowing(posixpath.dirname(program), changed)  # a script without `.py`
         if culprits:
             listed = ", ".join(dict.fromkeys(culprits))
             raise PolicyError(
@@ -104,23 +129,21 @@ def place_cache(
     """The run's cache directory and a notice when a configured one is not used.
 
     The default (`.evalgate-cache`) becomes `action_cache_dir`; another directory is kept, except on
-    a pull request (`changed` is not None) when it is inside the workspace and git tracks files in it
-    or the pull request changes it: then its entries could be forged, and the run caches outside."""
+    a pull request or merge group (`changed` is not None), where the run caches in `action_cache_dir`
+    instead. Inside the workspace the pull request can commit entries (or a symlink leading to them);
+    outside it, a directory kept between runs with actions/cache is restored from the pull request's
+    own cache scope first, where an earlier run of a workflow the pull request changed, and changed
+    back before the run that counts, could have saved forged entries."""
     if not config.cache:
         return config, ()
     outside = str(action_cache_dir(env))
     if config.cache_dir == Config().cache_dir:
         return config.with_overrides(cache_dir=outside), ()
-    rel = repository_path(workspace, config.cache_dir)
-    if changed is None or rel is None:
+    if changed is None:
         return config, ()
-    pathspec = "." if rel == "." else rel
-    tracked = bool(git_bytes(workspace, "ls-files", "-z", "--", pathspec).strip(b"\0"))
-    if not (tracked or touches(changed, rel)):
-        return config, ()
-    why = "git tracks files in it" if tracked else "this pull request changes it"
     notice = (
-        f"cache-dir {config.cache_dir} is not read on this pull request ({why}, so its entries could "
-        f"be forged); judge replies are cached in {outside} for this run"
+        f"cache-dir {config.cache_dir} is not read on a pull request (its entries could be the pull "
+        "request's: committed, or saved by an earlier run of a workflow it changed and changed back); "
+        f"judge replies are cached in {outside} for this run"
     )
     return config.with_overrides(cache_dir=outside), (notice,)

@@ -55,6 +55,8 @@ def test_a_payload_without_a_base_sha_is_an_error_naming_the_event() -> None:
         ("policy/gate.yml", "policy/gate.yml"),
         ("./policy/../gate.yml", "gate.yml"),
         ("../gate.yml", None),
+        ("../{workspace}/policy/gate.yml", "policy/gate.yml"),  # out and back in
+        ("{tmp}/../{workspace}/gate.yml", "gate.yml"),
         ("/etc/evalgate/gate.yml", None),
         (".", "."),
     ],
@@ -62,7 +64,7 @@ def test_a_payload_without_a_base_sha_is_an_error_naming_the_event() -> None:
 def test_repository_paths_are_workspace_relative_or_none(
     name: str, expected: str | None, tmp_path: Path
 ) -> None:
-    assert repository_path(tmp_path, name) == expected
+    assert repository_path(tmp_path, name.format(workspace=tmp_path.name, tmp=tmp_path)) == expected
     assert repository_path(tmp_path, str(tmp_path / "policy" / "gate.yml")) == "policy/gate.yml"
 
 

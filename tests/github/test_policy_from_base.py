@@ -60,6 +60,14 @@ def judge_script(score: int, marker: str | None = None) -> str:
     )
 
 
+def workflow_judge(tmp_path: Path, score: int) -> str:
+    """The spec of a trusted command judge (the workflow's input, outside the workspace) answering `score`."""
+    trusted = tmp_path / "tools" / "judge.py"
+    trusted.parent.mkdir()
+    trusted.write_text(judge_script(score))
+    return f"command:python3 {trusted}"
+
+
 # The pull request of issue 18: a lenient rubric, pointed at, and a judge of its own that prints fives.
 LENIENT_PR = {
     "lenient.yml": LENIENT_RUBRIC,
@@ -154,13 +162,11 @@ def test_policy_from_head_keeps_todays_behaviour(tmp_path: Path, events_dir: Pat
 def test_a_rubric_file_is_read_from_the_base_commit_not_the_checkout(
     tmp_path: Path, events_dir: Path
 ) -> None:
-    trusted = tmp_path / "tools" / "judge.py"
-    trusted.parent.mkdir()
-    trusted.write_text(judge_script(2))
+    judge = workflow_judge(tmp_path, 2)
     base = GATED
     # the PR loosens the rubric file in place; .evalgate.yml is untouched
     ws = pull_request(tmp_path, base, {"policy/gate.yml": LENIENT_RUBRIC.replace("id: lenient", "id: gate")})
-    run = run_pr(tmp_path, events_dir, ws, judges=f"command:python3 {trusted}")
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
 
     assert scores(run) == {"quality": 2}
     assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
@@ -309,9 +315,9 @@ def test_a_shallow_checkout_that_cannot_reach_the_base_exits_2_naming_fetch_dept
 # ------------------------------------------------------------------ planted judge cache
 
 
-def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
-    """What the PR author of issue 18 did: judge their failing item with the same judge spec answering
-    5s, then commit the cache entries that wrote."""
+def _forge_entries(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
+    """Judge the PR's failing item on its branch with the same judge spec answering 5s, caching in
+    `cache_dir`: the forged entries."""
     ws.repo.checkout("feature")
     proc = subprocess.run(
         [sys.executable, "-m", "evalgate", "check", NEW_ITEM, "--judge", judge, "--cache-dir", cache_dir],
@@ -322,11 +328,30 @@ def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> N
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "JUDGE_SCORE": "5"},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # fives pass
+
+
+def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> None:
+    """What the PR author of issue 18 did: forge the entries, then commit them."""
+    _forge_entries(ws, judge, cache_dir, tmp_path)
     ws.repo.run("add", "-f", "--", cache_dir)
     ws.head = ws.repo.commit("add cached judgements")
+    _remerge(ws)
+
+
+def _remerge(ws: Workspace) -> None:
+    """The test merge commit again, after a push to the PR's branch, checked out."""
     ws.repo.checkout("pull-merge")
     ws.repo.reset_hard("main")
     ws.merge = ws.repo.merge("feature", "Merge feature into main")
+
+
+def _push_symlink(ws: Workspace, name: str, target: str | Path) -> None:
+    """The PR pushes a symlink `name` -> `target`; its merge commit is checked out again."""
+    ws.repo.checkout("feature")
+    (ws.path / name).symlink_to(target)
+    ws.repo.run("add", "--", name)
+    ws.head = ws.repo.commit(f"link {name}")
+    _remerge(ws)
 
 
 @pytest.mark.parametrize(
@@ -337,10 +362,7 @@ def _forge_cache(ws: Workspace, judge: str, cache_dir: str, tmp_path: Path) -> N
 def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
     tmp_path: Path, events_dir: Path, cache_config: str, cache_dir: str
 ) -> None:
-    trusted = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace: answers 1s
-    trusted.parent.mkdir()
-    trusted.write_text(judge_script(1))
-    judge = f"command:python3 {trusted}"
+    judge = workflow_judge(tmp_path, 1)  # the workflow's judge, outside the workspace: answers 1s
     config = "rubric: policy/gate.yml\n" + cache_config
     ws = pull_request(tmp_path, {**GATED, ".evalgate.yml": config}, {})
     _forge_cache(ws, judge, cache_dir, tmp_path)
@@ -361,7 +383,7 @@ def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
     assert scores(run) == {"quality": 1}  # the real judge's answer
     assert run.results is not None and run.results["summary"]["judge_calls"] == 1
     assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
-    ignored = f"cache-dir {cache_dir} is not read on this pull request (git tracks files in it"
+    ignored = f"cache-dir {cache_dir} is not read on a pull request"
     if cache_config:
         assert any(n.startswith(ignored) for n in run.results["summary"]["notes"])
         assert f"::notice::evalgate: {ignored}" in run.stdout
@@ -403,3 +425,159 @@ def test_a_merge_group_is_judged_by_its_base_policy(tmp_path: Path) -> None:
     assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
     assert not (ws.path / "judge-ran").exists()
     assert "rubric: research-loop → lenient.yml" in run.results["policy_changes"]
+
+
+# ------------------------------------------------------------------ review r1: attacks on the guarantee
+
+
+def test_a_file_named_like_the_rubric_pack_in_the_pr_does_not_replace_the_pack(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # `rubric: research-loop` (also the default) names a shipped pack, but load_rubric prefers a path
+    # that exists: the PR adds a lenient one-dimension rubric file called exactly that, at the root
+    fives = workflow_judge(tmp_path, 5)
+    lenient = LENIENT_RUBRIC.replace("id: lenient", "id: research-loop")
+    for n, base_files in enumerate(({}, {".evalgate.yml": "rubric: research-loop\n"})):
+        ws = pull_request(tmp_path / f"pr{n}", base_files, {"research-loop": lenient})
+        run = run_pr(tmp_path, events_dir, ws, judges=fives)
+        assert run.results is not None, run.stdout + run.stderr
+        (result,) = [r for r in run.results["results"] if r["path"] == NEW_ITEM]
+        assert "quality" not in {d["id"] for d in result["dimensions"]}  # the pack's dimensions
+        assert run.results["summary"]["verdict"] != "PASS" and run.returncode == 1
+        assert "changed policy files: research-loop" in run.results["policy_changes"]
+
+
+def test_a_submodule_the_base_judge_imports_from_beside_it_is_not_the_prs(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the base's judge keeps its scoring in a package beside it; the PR changes only the submodule
+    scoring = "def score():\n    return {}\n"
+    judge = judge_script(1).replace("import os, sys", "import os, sys\nfrom judgelib import scoring")
+    judge = judge.replace("score = os.environ.get('JUDGE_SCORE', '1')", "score = scoring.score()")
+    base = {
+        **GATED,
+        ".evalgate.yml": "rubric: policy/gate.yml\njudges: ['command:python3 tools/judge.py']\n",
+        "tools/judge.py": judge,
+        "tools/judgelib/__init__.py": "",
+        "tools/judgelib/scoring.py": scoring.format(1),
+    }
+    leave = "from pathlib import Path\nPath(__file__).with_name('judge-ran').write_text('ran')\n"
+    ws = pull_request(tmp_path, base, {"tools/judgelib/scoring.py": leave + scoring.format(5)})
+    run = run_pr(tmp_path, events_dir, ws)
+
+    assert not (ws.path / "tools" / "judgelib" / "judge-ran").exists()  # the PR's code never ran
+    assert run.returncode == 2, run.stdout + run.stderr
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert "tools/judgelib/scoring.py" in error and "this pull request adds or changes" in error
+
+
+def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the base caches in build/judge-cache (untracked); the PR commits forged entries elsewhere and
+    # a symlink `build` -> that place, so the path the base names now leads to them
+    judge = workflow_judge(tmp_path, 1)  # the workflow's judge, outside the workspace: answers 1s
+    ws = pull_request(
+        tmp_path, {**GATED, ".evalgate.yml": GATED[".evalgate.yml"] + "cache-dir: build/cache\n"}, {}
+    )
+    _forge_cache(ws, judge, "forged/cache", tmp_path)
+    _push_symlink(ws, "build", "forged")
+    assert list((ws.path / "build" / "cache").rglob("*.json"))  # the forgery is where the base looks
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
+    assert scores(run) == {"quality": 1}  # the real judge's answer
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert "cache-dir build/cache is not read on a pull request" in run.stdout
+
+
+def test_a_base_rubric_path_that_leaves_and_reenters_the_workspace_is_read_from_the_base(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # `..` out of the workspace and back in (the checkout is .../workspace), and the same as an
+    # absolute path through a sibling: both name policy/gate.yml, which the PR loosens in place
+    judge = workflow_judge(tmp_path, 2)
+    loose = LENIENT_RUBRIC.replace("id: lenient", "id: gate")
+    for n, name in enumerate(("../workspace/policy/gate.yml", "{root}/tools/../workspace/policy/gate.yml")):
+        root = tmp_path / f"pr{n}"
+        config = f"rubric: {name.format(root=root)}\n"
+        ws = pull_request(root, {**GATED, ".evalgate.yml": config}, {"policy/gate.yml": loose})
+        run = run_pr(tmp_path, events_dir, ws, judges=judge)
+        assert scores(run) == {"quality": 2}
+        assert run.results is not None and run.results["summary"]["verdict"] == "FAIL", name
+        assert run.returncode == 1
+
+
+def test_paths_and_the_config_input_come_from_the_base(tmp_path: Path, events_dir: Path) -> None:
+    # the PR narrows `paths` so its failing item is not evaluated, in the file the `config` input
+    # names (not .evalgate.yml), and adds an .evalgate.yml of its own beside the item
+    base = {"ci/evalgate.yml": "rubric: research-loop\npaths: 'Research/**/*.md'\n"}
+    narrowed = {
+        "ci/evalgate.yml": "rubric: research-loop\npaths: 'nothing/**/*.md'\n",
+        ".evalgate.yml": "paths: 'nothing/**/*.md'\n",
+        "Research/completed/.evalgate.yml": "paths: 'nothing/**/*.md'\n",
+    }
+    ws = pull_request(tmp_path, base, narrowed)
+    run = run_pr(tmp_path, events_dir, ws, config="ci/evalgate.yml")
+
+    assert run.results is not None, run.stdout + run.stderr
+    assert [r["path"] for r in run.results["results"]] == [NEW_ITEM]  # still evaluated
+    assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert "paths: Research/**/*.md → nothing/**/*.md" in run.results["policy_changes"]
+
+    head = run_pr(tmp_path, events_dir, ws, config="ci/evalgate.yml", **{"policy-from": "head"})
+    assert head.results is not None and head.results["results"] == [] and head.returncode == 0
+
+
+def test_forged_entries_in_a_kept_cache_outside_the_workspace_are_not_read_on_a_pull_request(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # docs/action.md keeps the cache in /github/home with actions/cache, which on a pull request restores
+    # the pull request's own scope first. A first push changed the workflow to save forged entries
+    # there, a second changed it back: this run, with the trusted workflow, finds them in its cache-dir
+    judge = workflow_judge(tmp_path, 1)
+    ws = pull_request(tmp_path, GATED, {})
+    kept = tmp_path / "github-home" / "evalgate-cache"
+    _forge_entries(ws, judge, str(kept), tmp_path)  # nothing committed: they came with the cache
+    ws.repo.checkout("pull-merge")
+    assert list(kept.rglob("*.json"))
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge, **{"cache-dir": str(kept)})
+    assert scores(run) == {"quality": 1}  # the real judge's answer
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+    assert f"cache-dir {kept} is not read on a pull request" in run.stdout
+
+
+def test_a_results_file_symlink_committed_by_the_pr_does_not_redirect_the_write(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    # the action (root in its container) writes evalgate-results.json into the workspace: the PR
+    # commits a symlink by that name to a file of the runner's, outside the workspace
+    victim = tmp_path / "runner-file"
+    victim.write_text("the runner's\n")
+    ws = pull_request(tmp_path, {}, {})
+    _push_symlink(ws, "evalgate-results.json", victim)
+
+    run = run_pr(tmp_path, events_dir, ws)
+    assert victim.read_text() == "the runner's\n"
+    assert not (ws.path / "evalgate-results.json").is_symlink()
+    assert run.results is not None and run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("history", "link"), [("history.jsonl", "history.jsonl"), ("logs/history.jsonl", "logs")]
+)
+def test_a_history_file_symlink_committed_by_the_pr_does_not_redirect_the_append(
+    tmp_path: Path, events_dir: Path, history: str, link: str
+) -> None:
+    # the base keeps a score history in the workspace; the PR makes that path (or a directory above
+    # it) a symlink to the runner's files outside the workspace
+    runner = tmp_path / "runner-files"
+    runner.mkdir()
+    (runner / "history.jsonl").write_text("the runner's\n")
+    ws = pull_request(tmp_path, {".evalgate.yml": f"history: {history}\n"}, {})
+    _push_symlink(ws, link, runner / "history.jsonl" if link == history else runner)
+
+    run = run_pr(tmp_path, events_dir, ws)
+    assert run.results is not None and run.returncode == 1, run.stdout + run.stderr
+    assert (runner / "history.jsonl").read_text() == "the runner's\n"
+    assert f"::warning::evalgate could not publish: history {history}: leads outside" in run.stdout

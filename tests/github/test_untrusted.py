@@ -42,8 +42,22 @@ def test_an_absolute_path_inside_the_workspace_counts(tmp_path: Path) -> None:
     ("spec", "changed", "named"),
     [
         ("command:python3 tools/judge.py", {"tools/judge.py"}, "tools/judge.py"),
+        # a data file the base's judge is handed (what it would read, the PR's words)
+        ("command:python3 tools/judge.py --rubric-notes notes.txt", {"notes.txt"}, "notes.txt"),
         ("command:python3 tools/judge.py", {"tools/json.py"}, "tools/json.py"),  # shadows `import json`
         ("command:python3 tools/judge.py", {"tools/re/__init__.py"}, "tools/re/__init__.py"),
+        # a submodule of a package beside the script (`from judgelib import scoring`), bytecode Python
+        # loads without a source (sourceless, or an unchecked-hash pyc) and an extension module
+        ("command:python3 tools/judge.py", {"tools/judgelib/scoring.py"}, "tools/judgelib/scoring.py"),
+        ("command:python3 tools/judge.py", {"tools/json.pyc"}, "tools/json.pyc"),
+        ("command:python3 tools/judge.py", {"tools/__pycache__/lib.cpython-311.pyc"}, "tools/__pycache__"),
+        ("command:python3 tools/judge.py", {"tools/json.abi3.so"}, "tools/json.abi3.so"),
+        ("command:python3 -m judges.strict", {"judgelib/a/b.py"}, "judgelib/a/b.py"),
+        # a Python script without `.py`, run by the interpreter or by its shebang
+        ("command:python3 -u tools/judge --fast", {"tools/json.py"}, "tools/json.py"),
+        ("command:tools/judge", {"tools/judgelib/scoring.py"}, "tools/judgelib/scoring.py"),
+        # a directory on the program's way replaced (a symlink the PR adds leads to its own script)
+        ("command:python3 vendor/judge.py", {"vendor", "mine/judge.py"}, "vendor"),
         ("command:python3 -m judges.strict", {"judges/strict.py"}, "judges/strict.py"),
         ("command:python3 -m judges.strict", {"judges.py"}, "judges.py"),
         ("command:python3 -m judges.strict", {"json.py"}, "json.py"),  # the workspace is sys.path[0]
@@ -61,9 +75,13 @@ def test_a_judge_touching_what_the_pr_changed_is_refused_naming_the_file(
 
 
 def test_judges_the_pr_does_not_touch_run(tmp_path: Path) -> None:
-    changed = frozenset({"README.md", "Research/completed/a.md", "tools/sub/helper.py", "other/json.py"})
-    judges = ["command:python3 tools/judge.py", "replay:recordings", "copilot", "command:python3 -m judges"]
+    changed = frozenset(
+        {"README.md", "Research/completed/a.md", "tools/notes.md", "tools/my-data/x.py", "other/json.py"}
+    )
+    judges = ["command:python3 tools/judge.py", "replay:recordings", "copilot"]
     refuse_changed_programs(judges, tmp_path, changed)  # nothing raised
+    # from the workspace root (sys.path[0] for -m and -c), a changed module anywhere could be imported
+    refuse_changed_programs(["command:python3 -m judges"], tmp_path, changed - {"other/json.py"})
 
 
 # ------------------------------------------------------------------ where the cache is read
@@ -89,23 +107,15 @@ def test_the_default_cache_is_outside_the_workspace_on_every_event(repo: GitRepo
     assert str(action_cache_dir({})).endswith("evalgate-cache")  # no RUNNER_TEMP: the system temp dir
 
 
-def test_a_configured_cache_is_kept_unless_a_pull_request_could_have_planted_it(repo: GitRepo) -> None:
+def test_a_configured_cache_is_kept_except_on_a_pull_request(repo: GitRepo, tmp_path: Path) -> None:
     outside = str(repo.path.parent / "runner" / "evalgate-cache")
-    mine = Config(cache_dir="my-cache")
-    assert _place(mine, repo, None) == ("my-cache", ())  # push: the checkout is trusted
-    assert _place(mine, repo, frozenset({"README.md"})) == ("my-cache", ())  # PR, untouched, untracked
-
-    planted, notices = _place(mine, repo, frozenset({"my-cache/ab/x.json"}))
-    assert planted == outside and "this pull request changes it" in notices[0]
-
-    tracked, notices = _place(Config(cache_dir="tracked-cache"), repo, frozenset())
-    assert tracked == outside and "git tracks files in it" in notices[0]
-
-    whole, notices = _place(Config(cache_dir="."), repo, frozenset())  # the workspace itself is tracked
-    assert whole == outside and notices
+    for kept in ("my-cache", "tracked-cache", ".", str(tmp_path / "elsewhere")):
+        assert _place(Config(cache_dir=kept), repo, None) == (kept, ())  # push: the checkout is trusted
+        # a pull request: untracked and untouched, tracked, or outside the workspace (restored by
+        # actions/cache from the pull request's own scope), its entries could be the pull request's
+        placed, notices = _place(Config(cache_dir=kept), repo, frozenset({"README.md"}))
+        assert placed == outside and notices[0].startswith(f"cache-dir {kept} is not read on a pull request")
 
 
-def test_a_cache_outside_the_workspace_or_switched_off_is_left_alone(repo: GitRepo, tmp_path: Path) -> None:
-    elsewhere = str(tmp_path / "elsewhere")
-    assert _place(Config(cache_dir=elsewhere), repo, frozenset({"x"})) == (elsewhere, ())
+def test_a_cache_switched_off_is_left_alone(repo: GitRepo) -> None:
     assert _place(Config(cache=False), repo, frozenset()) == (".evalgate-cache", ())
