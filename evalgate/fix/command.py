@@ -3,9 +3,10 @@
 Every byte the fix does not change is kept: the BOM, each line's ending (LF or CRLF, a lone CR),
 the final newline or its absence; the line count never changes. A file is replaced by renaming a
 finished temporary file over it (same directory, same permissions), so it is either the old file or
-the new one, never half written; one that cannot be read or written is an error naming the file, and
-the other files go on. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there
-are fixes to apply; 2 when a file could not be read or written, or the configuration is bad.
+the new one, never half written; one that cannot be read or written (or is read-only: no write
+permission bit, which a rename would otherwise bypass) is an error naming the file, and the other
+files go on. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there are
+fixes to apply; 2 when a file could not be read or written, or the configuration is bad.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def replace_atomically(path: Path, data: bytes) -> None:
     tmp: str | None = None
     try:
         mode = target.stat().st_mode & 0o7777
+        if not mode & 0o222:  # renaming over it would succeed where writing it would not
+            raise FixError(f"{path}: the file is read-only; it is unchanged")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".evalgate-fix", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -172,3 +172,16 @@ def test_a_symlinked_file_is_fixed_through_its_link(tmp_path: Path) -> None:
     main(["fix", "link.md"])
     assert Path("link.md").is_symlink()
     assert "Graphics Processing Unit (GPU)" in real.read_text("utf-8")
+
+
+def test_a_read_only_file_is_an_error_naming_it_and_the_others_go_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    locked, free = Path("locked.md"), Path("free.md")
+    locked.write_text("The GPU runs.\n", "utf-8")
+    free.write_text("The TPU runs.\n", "utf-8")
+    os.chmod(locked, 0o444)
+    assert main(["fix", "locked.md", "free.md"]) == 2
+    assert "locked.md: the file is read-only; it is unchanged" in capsys.readouterr().err
+    assert locked.read_text("utf-8") == "The GPU runs.\n"
+    assert free.read_text("utf-8") == "The Tensor Processing Unit (TPU) runs.\n"
