@@ -5,8 +5,9 @@ the final newline or its absence; the line count never changes. A file is replac
 finished temporary file over it (same directory, same permissions), so it is either the old file or
 the new one, never half written; one that cannot be read or written (or is read-only: no write
 permission bit, which a rename would otherwise bypass) is an error naming the file, and the other
-files go on. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there are
-fixes to apply; 2 when a file could not be read or written, or the configuration is bad.
+files go on. The `--diff` output counts lines as `patch` and `git apply` do, so it applies as
+printed. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there are fixes to
+apply; 2 when a file could not be read or written, or the configuration is bad.
 """
 
 from __future__ import annotations
@@ -122,9 +123,18 @@ def _account(fix: FileFix) -> list[str]:
 
 
 def _diff(fix: FileFix) -> str:
-    old = fix.old.decode("utf-8").splitlines(keepends=True)
-    new = fix.new.decode("utf-8").splitlines(keepends=True)
+    old, new = _diff_lines(fix.old), _diff_lines(fix.new)
     return "".join(difflib.unified_diff(old, new, f"a/{fix.display}", f"b/{fix.display}"))
+
+
+def _diff_lines(data: bytes) -> list[str]:
+    """Lines as `patch` and `git apply` count them: split at LF only (not at a form feed or U+2028,
+    as str.splitlines does), a last line without one marked `\\ No newline at end of file`."""
+    parts = data.decode("utf-8").split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1] + "\n\\ No newline at end of file\n")
+    return lines
 
 
 def cmd_fix(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,16 @@ def test_a_read_only_file_is_an_error_naming_it_and_the_others_go_on(
     assert "locked.md: the file is read-only; it is unchanged" in capsys.readouterr().err
     assert locked.read_text("utf-8") == "The GPU runs.\n"
     assert free.read_text("utf-8") == "The Tensor Processing Unit (TPU) runs.\n"
+
+
+def test_the_diff_applies_with_git_apply_and_gives_the_fixed_file(capsys: pytest.CaptureFixture[str]) -> None:
+    # a form feed and U+2028 are line breaks to str.splitlines, not to patch; the last line has no LF
+    raw = "\ufeffPage\x0cone.\r\n\r\nA TPU\u2028here.\r\nThe GPU runs.".encode()
+    _write("p.md", raw)
+    assert main(["fix", "p.md", "--diff"]) == 1
+    Path("p.patch").write_text(capsys.readouterr().out, "utf-8", newline="")
+    main(["fix", "p.md"])
+    fixed = Path("p.md").read_bytes()
+    _write("p.md", raw)
+    subprocess.run(["git", "apply", "p.patch"], check=True, capture_output=True)
+    assert Path("p.md").read_bytes() == fixed != raw
