@@ -14,6 +14,7 @@ import pytest
 
 from evalgate.cli import main
 from evalgate.fix import command
+from evalgate.rubric import AcronymExpansionParams
 from tests.checks.research_item import FINDINGS, research_item
 
 
@@ -199,3 +200,10 @@ def test_the_diff_applies_with_git_apply_and_gives_the_fixed_file(capsys: pytest
     _write("p.md", raw)
     subprocess.run(["git", "apply", "p.patch"], check=True, capture_output=True)
     assert Path("p.md").read_bytes() == fixed != raw
+
+
+def test_an_expansion_with_a_line_break_is_refused_before_fix_could_write_it() -> None:
+    # it spells GPU by its initials; inserted, it would add a line (fix_bytes asserted, a traceback)
+    params = {"expansions": {"GPU": "Graphics\nProcessing Unit"}}
+    with pytest.raises(ValueError, match="must be one line of text"):
+        command.fix_bytes(b"The GPU runs.\n", AcronymExpansionParams(**params), [])
