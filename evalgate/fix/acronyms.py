@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evalgate.checks import run_check
-from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
+from evalgate.checks.acronym_expansion import AcronymProblem, find_problems, long_form_before
 from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.acronym_table import AcronymTable, with_params
 from evalgate.document import Document, parse_document
@@ -130,6 +130,15 @@ def _edit_for(
     why = guard.why_not(problem.line, start, start + len(old))
     if why is not None:
         return None, why
+    # The check must read the edited line as expanded, or fix would insert it again on every run
+    # (a glossary's `Quick `Zany` Xylophone` is code there, `Quick | Zany Yak` splits a table cell).
+    written = prose_line(raw[:start] + new + raw[start + len(old) :])
+    opening = start + new.rfind("(")
+    if (
+        written[start : start + len(new)] != new
+        or long_form_before(written[:opening], problem.acronym) is None
+    ):
+        return None, "its expansion would not read as one there (code or markup in it): write it by hand"
     return Edit(problem.line, start, old, new, problem.acronym), ""
 
 

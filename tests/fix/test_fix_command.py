@@ -207,3 +207,22 @@ def test_an_expansion_with_a_line_break_is_refused_before_fix_could_write_it() -
     params = {"expansions": {"GPU": "Graphics\nProcessing Unit"}}
     with pytest.raises(ValueError, match="must be one line of text"):
         command.fix_bytes(b"The GPU runs.\n", AcronymExpansionParams(**params), [])
+
+
+def test_a_glossary_expansion_the_check_would_not_read_is_left_not_inserted_again_and_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # both spell their acronym by initials, but `Zany` is a code span and `|` splits the table cell:
+    # inserted, the check still reports the acronym and every run inserted it once more
+    _write(
+        ".evalgate.yml",
+        'acronyms:\n  expansions:\n    QZX: "Quick `Zany` Xylophone"\n    QZY: "Quick | Zany Yak"\n',
+    )
+    text = "The QZX runs.\n\n| a | b |\n|---|---|\n| QZY | x |\n"
+    path = _write("q.md", text)
+    assert main(["fix", "q.md"]) == 0
+    assert main(["fix", "q.md"]) == 0
+    assert path.read_text("utf-8") == text
+    out = capsys.readouterr().out
+    assert "q.md:1: left for the author: QZX: its expansion would not read as one there" in out
+    assert "q.md:5: left for the author: QZY: its expansion would not read as one there" in out
