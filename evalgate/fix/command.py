@@ -78,12 +78,13 @@ def _lone_cr(result: FixResult) -> list[tuple[AcronymProblem, str]]:
 
 
 def replace_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path` and rename it over `path` (a symlink's target
-    is what is replaced, so the link stays a link)."""
+    """Write `data` to a temporary file beside `path` with its mode (and owner, where allowed) and
+    rename it over `path` (a symlink's target is what is replaced, so the link stays a link)."""
     target = path.resolve()
     tmp: str | None = None
     try:
-        mode = target.stat().st_mode & 0o7777
+        st = target.stat()
+        mode = st.st_mode & 0o7777
         if not mode & 0o222:  # renaming over it would succeed where writing it would not
             raise FixError(f"{path}: the file is read-only; it is unchanged")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".evalgate-fix", dir=target.parent)
@@ -91,6 +92,11 @@ def replace_atomically(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            # the file's owner and group, not the fixer's (root in a container over a checkout);
+            # only root (or a member of the group) may give them, so otherwise the fixer's stay
+            with contextlib.suppress(PermissionError):
+                os.chown(tmp, st.st_uid, st.st_gid)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:

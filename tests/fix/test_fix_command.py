@@ -226,3 +226,15 @@ def test_a_glossary_expansion_the_check_would_not_read_is_left_not_inserted_agai
     out = capsys.readouterr().out
     assert "q.md:1: left for the author: QZX: its expansion would not read as one there" in out
     assert "q.md:5: left for the author: QZY: its expansion would not read as one there" in out
+
+
+def test_the_fixed_file_keeps_its_owner_and_group() -> None:
+    path = _write("owned.md", "The GPU runs.\n")
+    try:
+        os.chown(path, 65534, 65534)
+    except PermissionError:
+        pytest.skip("giving a file another owner needs root (as the image's container runs)")
+    assert main(["fix", "owned.md"]) == 0
+    st = os.stat(path)
+    assert (st.st_uid, st.st_gid) == (65534, 65534)
+    assert "Graphics Processing Unit (GPU)" in path.read_text("utf-8")
