@@ -7,7 +7,8 @@ or HTML, so these are found here and such a use is left for the author:
 - headings and code blocks inside block quotes (the quote markers stripped, the line scan run again);
 - the text lines of a setext heading above its underline; a heading inside a list item;
 - indented code inside a list item, or indented with a tab;
-- a code span that runs over more than one line of its paragraph;
+- a code span, a link's target or title, or an HTML tag that runs over more than one line of its
+  paragraph;
 - HTML blocks (a paragraph that starts with a tag; `<pre>`, `<script>`, `<style>`, `<textarea>` until
   their closing tag) and the content of an inline `<code>`, `<pre>`, `<kbd>`, `<samp>`, `<var>`;
 - the inside of `<...>` (a link target such as `[a](<b c>)`, a tag's attributes);
@@ -33,6 +34,17 @@ _REF_DEF = re.compile(r"^ {0,3}\[([^\]]+)\]:")
 _HEADING = "first used in a heading (its anchor would change): expand it there by hand"
 _DEF = "part of a reference definition"
 _CODE_SPAN = re.compile(r"(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)")
+# A link's `(target "title")` and an HTML tag, where they may run over lines (a paragraph joined).
+_LINK_TARGET = re.compile(
+    r"\]\(\s*(?:<[^<>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
+)
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_MULTILINE = (
+    (_CODE_SPAN, "inside a code span"),
+    (_LINK_TARGET, "inside a link's target or title: expand it by hand"),
+    (_HTML_TAG, "inside an HTML tag"),
+)
 
 
 class Guard:
@@ -167,14 +179,15 @@ class Guard:
             prev_blank = False
 
     def _code_spans(self, skip: set[int]) -> None:
-        """Code spans that run over more than one line of a paragraph."""
+        """Code spans, link targets and titles, and HTML tags that run over more than one line of a
+        paragraph (each line alone does not show them)."""
         para: list[int] = []
         for number in range(1, len(self.lines) + 2):
             raw = self.lines[number - 1] if number <= len(self.lines) else ""
             if number not in skip and raw.strip():
                 para.append(number)
                 continue
-            if len(para) > 1 and any("`" in self.lines[n - 1] for n in para):
+            if len(para) > 1 and any(c in self.lines[n - 1] for n in para for c in "`(<"):
                 self._spans_over(para)
             para = []
 
@@ -184,14 +197,15 @@ class Guard:
         for n in para:
             starts.append(len(text))
             text += self.lines[n - 1] + "\n"
-        for m in _CODE_SPAN.finditer(text):
-            if "\n" not in m.group():
-                continue
-            for n, at in zip(para, starts, strict=True):
-                length = len(self.lines[n - 1])
-                a, b = max(m.start() - at, 0), min(m.end() - at, length)
-                if a < b:
-                    self.spans.setdefault(n, []).append((a, b, "inside a code span"))
+        for pattern, why in _MULTILINE:
+            for m in pattern.finditer(text):
+                if "\n" not in m.group():
+                    continue
+                for n, at in zip(para, starts, strict=True):
+                    length = len(self.lines[n - 1])
+                    a, b = max(m.start() - at, 0), min(m.end() - at, length)
+                    if a < b:
+                        self.spans.setdefault(n, []).append((a, b, why))
 
 
 def _depth(text: str) -> int:
