@@ -40,10 +40,11 @@ _LINK_TARGET = re.compile(
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
 )
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_MULTILINE_HINT = re.compile(r"`|\]\(|<[A-Za-z/]")  # what a paragraph needs for one of them
 _MULTILINE = (
-    (_CODE_SPAN, "inside a code span"),
-    (_LINK_TARGET, "inside a link's target or title: expand it by hand"),
-    (_HTML_TAG, "inside an HTML tag"),
+    ("`", _CODE_SPAN, "inside a code span"),
+    ("](", _LINK_TARGET, "inside a link's target or title: expand it by hand"),
+    ("<", _HTML_TAG, "inside an HTML tag"),
 )
 
 
@@ -51,9 +52,16 @@ class Guard:
     """The lines and spans of one document that a fix leaves alone, with the reason."""
 
     def __init__(self, document: Document) -> None:
+        self.document = document
         self.lines = document.lines
         self.whole: dict[int, str] = {}  # line -> why no edit is made anywhere on it
         self.spans: dict[int, list[tuple[int, int, str]]] = {}  # line -> (start, end, why)
+        self.labels: set[str] = set()
+        self._found = False  # found on the first question: most documents' passes ask none
+
+    def _find(self) -> None:
+        self._found = True
+        document = self.document
         self.labels = {_normalise_label(m.group(1)) for line in self.lines if (m := _REF_DEF.match(line))}
         skip = {n for first, last in document.code_blocks for n in range(first, last + 1)}
         fm = document.front_matter
@@ -65,6 +73,8 @@ class Guard:
 
     def why_not(self, line: int, start: int, end: int) -> str | None:
         """Why an edit of columns [start, end) of `line` must not be made, or None."""
+        if not self._found:
+            self._find()
         if line in self.whole:
             return self.whole[line]
         for a, b, why in self.spans.get(line, ()):
@@ -101,7 +111,8 @@ class Guard:
         """Headings and code blocks inside each run of block-quote lines."""
         number = 1
         while number <= len(self.lines):
-            if number in skip or not _QUOTE.match(self.lines[number - 1]):
+            line = self.lines[number - 1]
+            if number in skip or not (line.lstrip(" ").startswith(">") and _QUOTE.match(line)):
                 number += 1
                 continue
             first = number
@@ -129,21 +140,22 @@ class Guard:
                 if f"</{raw_html}" in raw.lower():
                     raw_html = None
                 continue
-            if number in skip or not raw.strip():
-                if not raw.strip():
+            blank = not raw.strip()
+            if number in skip or blank:
+                if blank:
                     prev_blank, html_block = True, False
                 paragraph = []
                 continue
-            line = raw.expandtabs(4)
+            line = raw.expandtabs(4) if "\t" in raw else raw  # (each regex below runs only on its hint)
             indent = len(line) - len(line.lstrip(" "))
-            if prev_blank and (m := _HTML_RAW.match(raw)):
+            if prev_blank and "<" in raw and (m := _HTML_RAW.match(raw)):
                 raw_html = m.group(1).lower()
                 self.whole[number] = "inside an HTML block"
                 if f"</{raw_html}" in raw.lower():
                     raw_html = None
                 prev_blank = False
                 continue
-            if prev_blank and _HTML_START.match(raw):
+            if prev_blank and "<" in raw and _HTML_START.match(raw):
                 html_block = True
             if html_block:
                 self.whole[number] = "inside an HTML block"
@@ -152,28 +164,31 @@ class Guard:
                 self.whole[number] = "inside indented code"
             else:
                 code = False
-                item = _LIST_ITEM.match(line)
+                lead = line[indent : indent + 1]
+                item = _LIST_ITEM.match(line) if lead in ("-", "*", "+") or lead.isdigit() else None
                 if item is not None:
                     spaces = len(item.group(2))
                     content = item.end() if 0 < spaces <= 4 else item.start(2) + 1
                 elif prev_blank and indent == 0:
                     content = 0
-            after_def = number > 1 and (
-                _REF_DEF.match(self.lines[number - 2]) or self.whole.get(number - 1) == _DEF
-            )
-            if after_def and raw.lstrip()[:1] in ("'", '"', "(", "<"):
+            title = number > 1 and raw.lstrip()[:1] in ("'", '"', "(", "<")
+            if title and (_REF_DEF.match(self.lines[number - 2]) or self.whole.get(number - 1) == _DEF):
                 self.whole[number] = _DEF
-            if _REF_DEF.match(raw) and raw.rstrip().endswith("]:"):
+            if raw.rstrip().endswith("]:") and _REF_DEF.match(raw):
                 self.whole[number + 1] = _DEF
-            if _CONTAINER_HEADING.match(raw):
+            if "#" in raw and _CONTAINER_HEADING.match(raw):
                 self.whole[number] = _HEADING
-            if _SETEXT_UNDERLINE.match(raw) and any(n in headings for n in paragraph):
+            if (
+                raw.lstrip()[:1] in ("=", "-")
+                and _SETEXT_UNDERLINE.match(raw)
+                and any(n in headings for n in paragraph)
+            ):
                 for n in paragraph:
                     self.whole.setdefault(n, _HEADING)
                 paragraph = []
                 prev_blank = False
                 continue
-            for m in _HTML_CODE.finditer(raw):
+            for m in _HTML_CODE.finditer(raw) if "<" in raw else ():
                 self.spans.setdefault(number, []).append((m.start(), m.end(), "inside HTML code"))
             paragraph.append(number)
             prev_blank = False
@@ -187,7 +202,7 @@ class Guard:
             if number not in skip and raw.strip():
                 para.append(number)
                 continue
-            if len(para) > 1 and any(c in self.lines[n - 1] for n in para for c in "`(<"):
+            if len(para) > 1 and any(_MULTILINE_HINT.search(self.lines[n - 1]) for n in para):
                 self._spans_over(para)
             para = []
 
@@ -197,8 +212,8 @@ class Guard:
         for n in para:
             starts.append(len(text))
             text += self.lines[n - 1] + "\n"
-        for pattern, why in _MULTILINE:
-            for m in pattern.finditer(text):
+        for hint, pattern, why in _MULTILINE:
+            for m in pattern.finditer(text) if hint in text else ():
                 if "\n" not in m.group():
                     continue
                 for n, at in zip(para, starts, strict=True):
