@@ -130,7 +130,20 @@ def _account(fix: FileFix) -> list[str]:
 
 def _diff(fix: FileFix) -> str:
     old, new = _diff_lines(fix.old), _diff_lines(fix.new)
-    return "".join(difflib.unified_diff(old, new, f"a/{fix.display}", f"b/{fix.display}"))
+    a, b = _quoted(f"a/{fix.display}"), _quoted(f"b/{fix.display}")
+    return "".join(difflib.unified_diff(old, new, a, b))
+
+
+def _quoted(name: str) -> str:
+    """A diff header's file name, C-quoted as git writes one that holds a control character, a
+    quote or a backslash (a line break in it would otherwise end the header)."""
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
+    quoted = "".join(
+        escapes.get(c) or (c if c.isprintable() else "".join(f"\\{b:03o}" for b in c.encode())) for c in name
+    )
+    return f'"{quoted}"'
 
 
 def _diff_lines(data: bytes) -> list[str]:

@@ -238,3 +238,15 @@ def test_the_fixed_file_keeps_its_owner_and_group() -> None:
     st = os.stat(path)
     assert (st.st_uid, st.st_gid) == (65534, 65534)
     assert "Graphics Processing Unit (GPU)" in path.read_text("utf-8")
+
+
+def test_a_file_name_with_a_line_break_is_quoted_in_the_diff(capsys: pytest.CaptureFixture[str]) -> None:
+    name = 'we\nird "x".md'
+    raw = b"The GPU runs.\n"
+    _write(name, raw)
+    assert main(["fix", name, "--diff"]) == 1
+    diff = capsys.readouterr().out
+    assert diff.startswith('--- "a/we\\nird \\"x\\".md"\n+++ "b/we\\nird \\"x\\".md"\n')
+    Path("w.patch").write_text(diff, "utf-8")
+    subprocess.run(["git", "apply", "w.patch"], check=True, capture_output=True)
+    assert Path(name).read_bytes() == b"The Graphics Processing Unit (GPU) runs.\n"
