@@ -98,7 +98,7 @@ def fix_figures(directory: Path) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="evalgate-fix-bench-", dir="/tmp"))
     try:
         copy = scratch / "corpus"
-        shutil.copytree(directory, copy)
+        shutil.copytree(directory, copy, copy_function=shutil.copyfile)  # writable: fix skips read-only files
         before = _results(copy)
         originals = {p: p.read_bytes() for p in copy.rglob("*.md")}
         first = _fix(copy)

@@ -158,6 +158,8 @@ class AcronymExpansionParams(CheckParams):
         for abbr, expansion in (table or {}).items():
             if not abbr.strip() or not expansion.strip():
                 raise ValueError(f"{abbr!r} needs a non-empty abbreviation and expansion")
+            if not (abbr + expansion).isprintable():  # a line break would add a line where it is written
+                raise ValueError(f"{abbr!r}: {expansion!r} must be one line of text")
         return table
 
 

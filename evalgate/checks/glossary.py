@@ -52,6 +52,8 @@ def _check_expansions(expansions: dict[str, str], where: str) -> None:
     for abbr, expansion in expansions.items():
         if not _KEY.match(abbr):
             raise ConfigError(f"{where}.{abbr}: not an acronym (capital letters and digits, e.g. GPU)")
+        if not expansion.isprintable():  # a line break would add a line where fix writes it
+            raise ConfigError(f"{where}.{abbr}: {expansion!r} must be one line of text")
         if not initials_spell(abbr, expansion):
             raise ConfigError(
                 f"{where}.{abbr}: {expansion!r} does not spell {abbr} by its words' initials "

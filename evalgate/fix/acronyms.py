@@ -25,10 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evalgate.checks import run_check
-from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
+from evalgate.checks.acronym_expansion import AcronymProblem, find_problems, long_form_before
 from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.acronym_table import AcronymTable, with_params
 from evalgate.document import Document, parse_document
+from evalgate.fix.regions import Guard
 from evalgate.rubric import AcronymExpansionParams, CheckParams
 
 _REVERSED_SPAN = re.compile(r"\([^()]*\)")  # from the `(` before the acronym to its `)`
@@ -69,10 +70,11 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
     refused: set[tuple[str, int]] = set()  # (acronym, line) whose fix would move another dimension
     for attempt in range(_PASSES + 1):
         document = parse_document(result.text)
+        guard = Guard(document)
         edits: list[Edit] = []
         result.left = []
         for problem in find_problems(document, table, sections=sections):
-            edit, why = _edit_for(problem, document, table)
+            edit, why = _edit_for(problem, document, table, guard)
             if edit is None or (problem.acronym, problem.line) in refused:
                 result.left.append((problem, why or "fixing it would change another dimension's result"))
             elif attempt == _PASSES or _overlaps(edit, edits):
@@ -89,7 +91,9 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
     return result
 
 
-def _edit_for(problem: AcronymProblem, document: Document, table: AcronymTable) -> tuple[Edit | None, str]:
+def _edit_for(
+    problem: AcronymProblem, document: Document, table: AcronymTable, guard: Guard
+) -> tuple[Edit | None, str]:
     if problem.suggestion is None or problem.column < 0:
         if problem.kind == "shorthand":
             return None, "shorthand: rewrite it in words"
@@ -123,6 +127,18 @@ def _edit_for(problem: AcronymProblem, document: Document, table: AcronymTable) 
         old, new = word, f"{expansion}{'s' if plural else ''} ({word})"
     if prose[start : start + len(old)] != old:
         return None, "next to code, a URL or markup"
+    why = guard.why_not(problem.line, start, start + len(old))
+    if why is not None:
+        return None, why
+    # The check must read the edited line as expanded, or fix would insert it again on every run
+    # (a glossary's `Quick `Zany` Xylophone` is code there, `Quick | Zany Yak` splits a table cell).
+    written = prose_line(raw[:start] + new + raw[start + len(old) :])
+    opening = start + new.rfind("(")
+    if (
+        written[start : start + len(new)] != new
+        or long_form_before(written[:opening], problem.acronym) is None
+    ):
+        return None, "its expansion would not read as one there (code or markup in it): write it by hand"
     return Edit(problem.line, start, old, new, problem.acronym), ""
 
 

@@ -3,9 +3,11 @@
 Every byte the fix does not change is kept: the BOM, each line's ending (LF or CRLF, a lone CR),
 the final newline or its absence; the line count never changes. A file is replaced by renaming a
 finished temporary file over it (same directory, same permissions), so it is either the old file or
-the new one, never half written; one that cannot be read or written is an error naming the file, and
-the other files go on. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there
-are fixes to apply; 2 when a file could not be read or written, or the configuration is bad.
+the new one, never half written; one that cannot be read or written (or is read-only: no write
+permission bit, which a rename would otherwise bypass) is an error naming the file, and the other
+files go on. The `--diff` output counts lines as `patch` and `git apply` do, so it applies as
+printed. Exit codes: 0 done (or, with --diff, nothing to fix); 1 with --diff when there are fixes to
+apply; 2 when a file could not be read or written, or the configuration is bad.
 """
 
 from __future__ import annotations
@@ -76,17 +78,25 @@ def _lone_cr(result: FixResult) -> list[tuple[AcronymProblem, str]]:
 
 
 def replace_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path` and rename it over `path` (a symlink's target
-    is what is replaced, so the link stays a link)."""
+    """Write `data` to a temporary file beside `path` with its mode (and owner, where allowed) and
+    rename it over `path` (a symlink's target is what is replaced, so the link stays a link)."""
     target = path.resolve()
     tmp: str | None = None
     try:
-        mode = target.stat().st_mode & 0o7777
+        st = target.stat()
+        mode = st.st_mode & 0o7777
+        if not mode & 0o222:  # renaming over it would succeed where writing it would not
+            raise FixError(f"{path}: the file is read-only; it is unchanged")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".evalgate-fix", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            # the file's owner and group, not the fixer's (root in a container over a checkout);
+            # only root (or a member of the group) may give them, so otherwise the fixer's stay
+            with contextlib.suppress(PermissionError):
+                os.chown(tmp, st.st_uid, st.st_gid)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
@@ -119,9 +129,31 @@ def _account(fix: FileFix) -> list[str]:
 
 
 def _diff(fix: FileFix) -> str:
-    old = fix.old.decode("utf-8").splitlines(keepends=True)
-    new = fix.new.decode("utf-8").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, f"a/{fix.display}", f"b/{fix.display}"))
+    old, new = _diff_lines(fix.old), _diff_lines(fix.new)
+    a, b = _quoted(f"a/{fix.display}"), _quoted(f"b/{fix.display}")
+    return "".join(difflib.unified_diff(old, new, a, b))
+
+
+def _quoted(name: str) -> str:
+    """A diff header's file name, C-quoted as git writes one that holds a control character, a
+    quote or a backslash (a line break in it would otherwise end the header)."""
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
+    quoted = "".join(
+        escapes.get(c) or (c if c.isprintable() else "".join(f"\\{b:03o}" for b in c.encode())) for c in name
+    )
+    return f'"{quoted}"'
+
+
+def _diff_lines(data: bytes) -> list[str]:
+    """Lines as `patch` and `git apply` count them: split at LF only (not at a form feed or U+2028,
+    as str.splitlines does), a last line without one marked `\\ No newline at end of file`."""
+    parts = data.decode("utf-8").split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1] + "\n\\ No newline at end of file\n")
+    return lines
 
 
 def cmd_fix(args: argparse.Namespace) -> int:

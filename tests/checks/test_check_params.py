@@ -175,6 +175,7 @@ def test_run_check_passes_params() -> None:
         ("evidence_map_coverage", {"match_threshold": 1.5}, "match_threshold: Input should be less than"),
         ("section_presence", {"required": [{"title": "A", "within": "B"}]}, "'A' is within 'B'"),
         ("acronym_expansion", {"required": {"GPU": ""}}, "'GPU' needs a non-empty"),
+        ("acronym_expansion", {"expansions": {"GPU": "Graphics\nProcessing Unit"}}, "must be one line"),
         ("claim_source_accuracy", {"min_words": 3}, "'claim_source_accuracy' takes no params"),
         ("acronym_expansion", {"sections": "Findings"}, "sections: Input should be a list"),  # not "tuple"
         ("acronym_expansion", {"required": ["GPU"]}, "required: Input should be a mapping"),

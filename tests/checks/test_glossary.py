@@ -92,6 +92,11 @@ def test_a_glossary_file_is_read_and_evalgate_yml_overrides_it(tmp_path: Path) -
     [
         ({"acronyms": {"expansions": {"GPU": "Graphics Unit"}}}, None, "acronyms.expansions.GPU"),
         ({"acronyms": {"expansions": {"gpu": "Graphics Processing Unit"}}}, None, "not an acronym"),
+        (  # a line break would add a line where fix writes it (and spells GPU, so it passed)
+            {"acronyms": {"expansions": {"GPU": "Graphics\nProcessing Unit"}}},
+            None,
+            "acronyms.expansions.GPU: 'Graphics\\nProcessing Unit' must be one line of text",
+        ),
         ({"acronyms": {"understod": ["GPU"]}}, None, "acronyms.understod: unknown key"),
         (
             {"acronyms": {"glossary": "missing.yml"}},

@@ -7,12 +7,14 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from evalgate.cli import main
 from evalgate.fix import command
+from evalgate.rubric import AcronymExpansionParams
 from tests.checks.research_item import FINDINGS, research_item
 
 
@@ -172,3 +174,79 @@ def test_a_symlinked_file_is_fixed_through_its_link(tmp_path: Path) -> None:
     main(["fix", "link.md"])
     assert Path("link.md").is_symlink()
     assert "Graphics Processing Unit (GPU)" in real.read_text("utf-8")
+
+
+def test_a_read_only_file_is_an_error_naming_it_and_the_others_go_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    locked, free = Path("locked.md"), Path("free.md")
+    locked.write_text("The GPU runs.\n", "utf-8")
+    free.write_text("The TPU runs.\n", "utf-8")
+    os.chmod(locked, 0o444)
+    assert main(["fix", "locked.md", "free.md"]) == 2
+    assert "locked.md: the file is read-only; it is unchanged" in capsys.readouterr().err
+    assert locked.read_text("utf-8") == "The GPU runs.\n"
+    assert free.read_text("utf-8") == "The Tensor Processing Unit (TPU) runs.\n"
+
+
+def test_the_diff_applies_with_git_apply_and_gives_the_fixed_file(capsys: pytest.CaptureFixture[str]) -> None:
+    # a form feed and U+2028 are line breaks to str.splitlines, not to patch; the last line has no LF
+    raw = "\ufeffPage\x0cone.\r\n\r\nA TPU\u2028here.\r\nThe GPU runs.".encode()
+    _write("p.md", raw)
+    assert main(["fix", "p.md", "--diff"]) == 1
+    Path("p.patch").write_text(capsys.readouterr().out, "utf-8", newline="")
+    main(["fix", "p.md"])
+    fixed = Path("p.md").read_bytes()
+    _write("p.md", raw)
+    subprocess.run(["git", "apply", "p.patch"], check=True, capture_output=True)
+    assert Path("p.md").read_bytes() == fixed != raw
+
+
+def test_an_expansion_with_a_line_break_is_refused_before_fix_could_write_it() -> None:
+    # it spells GPU by its initials; inserted, it would add a line (fix_bytes asserted, a traceback)
+    params = {"expansions": {"GPU": "Graphics\nProcessing Unit"}}
+    with pytest.raises(ValueError, match="must be one line of text"):
+        command.fix_bytes(b"The GPU runs.\n", AcronymExpansionParams(**params), [])
+
+
+def test_a_glossary_expansion_the_check_would_not_read_is_left_not_inserted_again_and_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # both spell their acronym by initials, but `Zany` is a code span and `|` splits the table cell:
+    # inserted, the check still reports the acronym and every run inserted it once more
+    _write(
+        ".evalgate.yml",
+        'acronyms:\n  expansions:\n    QZX: "Quick `Zany` Xylophone"\n    QZY: "Quick | Zany Yak"\n',
+    )
+    text = "The QZX runs.\n\n| a | b |\n|---|---|\n| QZY | x |\n"
+    path = _write("q.md", text)
+    assert main(["fix", "q.md"]) == 0
+    assert main(["fix", "q.md"]) == 0
+    assert path.read_text("utf-8") == text
+    out = capsys.readouterr().out
+    assert "q.md:1: left for the author: QZX: its expansion would not read as one there" in out
+    assert "q.md:5: left for the author: QZY: its expansion would not read as one there" in out
+
+
+def test_the_fixed_file_keeps_its_owner_and_group() -> None:
+    path = _write("owned.md", "The GPU runs.\n")
+    try:
+        os.chown(path, 65534, 65534)
+    except PermissionError:
+        pytest.skip("giving a file another owner needs root (as the image's container runs)")
+    assert main(["fix", "owned.md"]) == 0
+    st = os.stat(path)
+    assert (st.st_uid, st.st_gid) == (65534, 65534)
+    assert "Graphics Processing Unit (GPU)" in path.read_text("utf-8")
+
+
+def test_a_file_name_with_a_line_break_is_quoted_in_the_diff(capsys: pytest.CaptureFixture[str]) -> None:
+    name = 'we\nird "x".md'
+    raw = b"The GPU runs.\n"
+    _write(name, raw)
+    assert main(["fix", name, "--diff"]) == 1
+    diff = capsys.readouterr().out
+    assert diff.startswith('--- "a/we\\nird \\"x\\".md"\n+++ "b/we\\nird \\"x\\".md"\n')
+    Path("w.patch").write_text(diff, "utf-8")
+    subprocess.run(["git", "apply", "w.patch"], check=True, capture_output=True)
+    assert Path(name).read_bytes() == b"The Graphics Processing Unit (GPU) runs.\n"
