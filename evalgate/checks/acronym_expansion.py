@@ -23,6 +23,12 @@ from functools import lru_cache
 from typing import Literal
 
 from evalgate.checks import CheckOutcome
+from evalgate.checks.acronym_forms import (
+    expansion_before,
+    expansion_within,
+    initials_spell,
+    same_words,
+)
 from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.document import Document, normalise_title
@@ -61,9 +67,6 @@ class AcronymProblem:
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 # RQ1, H2, KF3, Q4, P95, and zero-padded catalogue ids (OWASP's LLM01, ASI03): labels, not acronyms
 _REFERENCE_ID = re.compile(r"[A-Z]{1,2}[0-9]+|[A-Z]+0[0-9]+")
-_SMALL_WORDS = frozenset({"a", "an", "and", "as", "for", "in", "of", "on", "or", "the", "to", "with", "by"})
-# Where a long form stops when looking back from `(`: another parenthesis, a table cell, a clause end.
-_LONG_FORM_STOP = re.compile(r"[()\[\]|;:]|\.\s|\n[ \t]*\n")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # `(AI RMF)`: an acronym that follows other acronyms inside a just-opened parenthesis is in it too.
 _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
@@ -105,77 +108,6 @@ def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.P
     )
 
 
-@lru_cache(maxsize=4096)
-def _letters(abbr: str) -> str:
-    return "".join(c for c in abbr.lower() if c.isalpha())
-
-
-def _spells(abbr: str, long_form: str) -> int | None:
-    """Where the expansion of `abbr` starts in `long_form` (which ends right before the `(`), or None.
-
-    Schwartz & Hearst's matcher (2003): walk the abbreviation's letters from the last, each found
-    further left in the long form; the first letter must begin a word. Digits are skipped (D3, FTS5).
-    """
-    letters = _letters(abbr)
-    if not letters:
-        return None
-    text = long_form.lower()
-    j = len(text)  # the letter sought next is left of here
-    for c in reversed(letters[1:]):
-        j = text.rfind(c, 0, j)
-        if j < 0:
-            return None
-    j = text.rfind(letters[0], 0, j)
-    while j > 0 and text[j - 1].isalnum():  # the first letter begins a word
-        j = text.rfind(letters[0], 0, j)
-    return None if j < 0 else j
-
-
-def _long_form_before(before: str, abbr: str) -> str:
-    """The last words of `before` (text up to the `(`) that could be `abbr`'s long form: at most about
-    two words per letter, and not across another parenthesis, a table cell or a clause end."""
-    stops = [m.end() for m in _LONG_FORM_STOP.finditer(before)]
-    if stops:
-        before = before[stops[-1] :]
-    words = before.split()
-    n = len(_letters(abbr))
-    return " ".join(words[-max(n + 5, 2 * n) :])
-
-
-def _expansion_before(before: str, abbr: str) -> str | None:
-    long_form = _long_form_before(before, abbr)
-    at = _spells(abbr, long_form)
-    return None if at is None else long_form[at:].strip(" ,*_\"'")
-
-
-def _initials_spell(abbr: str, phrase: str) -> bool:
-    """Strict: the words' initials are the acronym's letters in order. A small word (of, for, and) may
-    be skipped; a capital inside a word may supply a letter too (JavaScript Object Notation)."""
-    letters = _letters(abbr)
-    i = 0
-    for word in _WORD.findall(phrase):
-        if i < len(letters) and word[0].lower() == letters[i]:
-            i += 1
-            for ch in word[1:]:
-                if i < len(letters) and ch.isupper() and ch.lower() == letters[i]:
-                    i += 1
-        elif word.lower() not in _SMALL_WORDS:
-            return False
-    return i == len(letters) > 0
-
-
-def _expansion_within(inner: str, abbr: str) -> str | None:
-    """The first item of `inner` (the text of a parenthesis after the acronym), if it spells the
-    acronym word by word: a list such as `(RAG, RLHF, CoT)` or a gloss does not."""
-    item = re.split(r"[,;]", inner, maxsplit=1)[0].strip(" :*_\"'-–—=")
-    return item if _initials_spell(abbr, item) else None
-
-
-# Public names for the glossary (evalgate/checks/glossary.py), which harvests and validates expansions.
-initials_spell = _initials_spell
-long_form_before = _expansion_before
-
-
 def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
     """(line number, the line with non-prose blanked) for every line that is prose at all."""
     prose = _Prose(document)
@@ -185,28 +117,10 @@ def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def _same_words(found: str, required: str) -> bool:
-    """Whether `required` (the protocol's expansion) is among the last words of `found`, tolerating case,
-    hyphens, punctuation, plurals and a shortened word (Program/Programming)."""
-    # An acronym inside the required expansion (IT in IT Service Management) may be spelled out.
-    want = [w.lower() for w in _WORD.findall(required) if not w.isupper()]
-    have = [w.lower() for w in _WORD.findall(found)][-(len(want) + 2) :]
-    for offset in range(len(have) - len(want) + 1):
-        if all(_word_matches(h, w) for h, w in zip(have[offset:], want, strict=False)):
-            return True
-    return False
-
-
-def _word_matches(have: str, want: str) -> bool:
-    have, want = have.removesuffix("s"), want.removesuffix("s")
-    short, long = sorted((have, want), key=len)
-    return have == want or (len(short) >= 4 and long.startswith(short))
-
-
 def _suggested(abbr: str, table: AcronymTable, in_document: str | None) -> str | None:
     """The expansion to suggest (see AcronymTable.suggestion for the order). The document's own is
     offered only when its words' initials spell the acronym."""
-    if in_document is not None and not _initials_spell(abbr, in_document):
+    if in_document is not None and not initials_spell(abbr, in_document):
         in_document = None
     return table.suggestion(abbr, in_document)
 
@@ -408,16 +322,16 @@ def _classify(
         ok = following is not None and following.group().lower() in table.shorthand[abbr].accept
         return (None if ok else "shorthand"), "", None
     if opened:
-        long_form = _expansion_before(before, abbr)
+        long_form = expansion_before(before, abbr)
         if long_form is not None:
             required = table.required.get(abbr)
-            if required is None or _same_words(long_form, required):
+            if required is None or same_words(long_form, required):
                 return None, "", long_form
-            if _initials_spell(abbr, long_form):  # a real expansion, but not the one the protocol requires
+            if initials_spell(abbr, long_form):  # a real expansion, but not the one the protocol requires
                 return "wrong_expansion", long_form, long_form
     paren = _PAREN_AFTER.match(after)
     if paren is not None:
-        inner = _expansion_within(paren.group(1), abbr)
+        inner = expansion_within(paren.group(1), abbr)
         if inner is not None:
             return "defined_after", inner, inner
     return "unexpanded", "", None
@@ -429,7 +343,7 @@ def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymP
     sep = re.match(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)", after)
     if sep is None:
         return None
-    inner = _expansion_within(sep.group(1), abbr)
+    inner = expansion_within(sep.group(1), abbr)
     if inner is None:
         return None
     suggestion = _suggested(abbr, table, inner)

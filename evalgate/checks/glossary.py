@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from evalgate.checks.acronym_expansion import initials_spell, long_form_before, prose_lines
+from evalgate.checks.acronym_expansion import prose_lines
+from evalgate.checks.acronym_forms import expansion_before, initials_spell
 from evalgate.config import Acronyms, ConfigError, read_yaml
 from evalgate.document import Document, DocumentError, read_document
 from evalgate.rubric import AcronymExpansionParams
@@ -101,7 +102,7 @@ def expansions_in(document: Document) -> list[tuple[str, str]]:
     for number, line in prose_lines(document):
         for m in _PAREN.finditer(line):
             abbr = m.group("abbr")
-            long_form = long_form_before(line[: m.start()], abbr)
+            long_form = expansion_before(line[: m.start()], abbr)
             if long_form is not None and initials_spell(abbr, long_form):
                 pairs.append((abbr, long_form))
         del number

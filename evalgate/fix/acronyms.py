@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evalgate.checks import run_check
-from evalgate.checks.acronym_expansion import AcronymProblem, find_problems, long_form_before
+from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
+from evalgate.checks.acronym_forms import expansion_before
 from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.acronym_table import AcronymTable, with_params
 from evalgate.document import Document, parse_document
@@ -136,7 +137,7 @@ def _edit_for(
     opening = start + new.rfind("(")
     if (
         written[start : start + len(new)] != new
-        or long_form_before(written[:opening], problem.acronym) is None
+        or expansion_before(written[:opening], problem.acronym) is None
     ):
         return None, "its expansion would not read as one there (code or markup in it): write it by hand"
     return Edit(problem.line, start, old, new, problem.acronym), ""

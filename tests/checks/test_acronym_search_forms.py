@@ -8,19 +8,13 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import (
-    _GLUED,
-    _letters,
-    _sibling_regex,
-    _spells,
-    _token_regex,
-    load_table,
-)
+from evalgate.checks.acronym_expansion import _GLUED, _sibling_regex, _token_regex, load_table
+from evalgate.checks.acronym_forms import acronym_letters, spells_at
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
     """Schwartz & Hearst's walk, one character at a time (the form the check used to run)."""
-    letters = _letters(abbr)
+    letters = acronym_letters(abbr)
     if not letters:
         return None
     text = long_form.lower()
@@ -49,7 +43,7 @@ WORDS = st.sampled_from(
 @example(abbr="AB", parts=["ba", " ", "b"])
 def test_spells_equals_the_character_walk(abbr: str, parts: list[str]) -> None:
     long_form = "".join(parts)
-    assert _spells(abbr, long_form) == plain_spells(abbr, long_form)
+    assert spells_at(abbr, long_form) == plain_spells(abbr, long_form)
 
 
 LABEL_TEXT = st.lists(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalgate.checks.acronym_expansion import initials_spell
+from evalgate.checks.acronym_forms import initials_spell
 from evalgate.checks.acronym_table import common_expansions
 from evalgate.cli import main
 
