@@ -134,20 +134,13 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
         if required:
             raise ConfigError(f"{p}: configuration file not found")
         return Config()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read configuration: {exc}") from None
-    return parse_config(text, str(p))
+    return parse_config(_read_text(p, "configuration"), str(p))
 
 
 def parse_config(text: str, source: str) -> Config:
     """Validate configuration YAML text (from a file, or from a commit's objects); `source` names it
     in error messages."""
-    try:
-        raw = safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
+    raw = _load_yaml(text, source)
     if raw is None:
         return Config()
     if not isinstance(raw, dict):
@@ -160,13 +153,22 @@ def parse_config(text: str, source: str) -> Config:
 
 def read_yaml(p: Path, what: str) -> Any:
     """A YAML file's data, or a ConfigError naming the file (`what` says what it is)."""
+    return _load_yaml(_read_text(p, what), str(p))
+
+
+def _read_text(p: Path, what: str) -> str:
     try:
-        return safe_load(p.read_text(encoding="utf-8"))
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ConfigError(f"{p}: cannot read {what}: {reason}") from None
+
+
+def _load_yaml(text: str, source: str) -> Any:
+    try:
+        return safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
 
 
 def config_json_schema() -> dict[str, Any]:
