@@ -238,10 +238,7 @@ def _pinned(
             config = declared.with_overrides(rubric=Config().rubric)
         else:
             parse_rubric(text, f"{rel} ({tree.label})")  # an error names the file, not the scratch copy
-            scratch.mkdir(parents=True, exist_ok=True)
-            copy = scratch / f"base-{Path(rel).name}"
-            copy.write_text(text, encoding="utf-8")
-            config = declared.with_overrides(rubric=str(copy))
+            config = declared.with_overrides(rubric=_scratch_copy(scratch, f"base-{Path(rel).name}", text))
     elif rel is not None and rel != "." and os.path.lexists(tree.workspace / rel):
         config = declared.with_overrides(rubric=_pinned_pack(rubric, tree, scratch))
     config = _pinned_glossary(config, tree, changed, scratch)
@@ -254,10 +251,8 @@ def _pinned_pack(name: str, tree: CommitFiles, scratch: Path) -> str:
     replace the pack the base names (`rubric: research-loop`, the default)."""
     if name not in pack_names():
         raise RubricError(f"{name}: rubric file not found in the {tree.label}")
-    scratch.mkdir(parents=True, exist_ok=True)
-    copy = scratch / f"pack-{name}.yml"
-    copy.write_text((resources.files(PACKS_PACKAGE) / f"{name}.yml").read_text(encoding="utf-8"), "utf-8")
-    return str(copy)
+    text = (resources.files(PACKS_PACKAGE) / f"{name}.yml").read_text(encoding="utf-8")
+    return _scratch_copy(scratch, f"pack-{name}.yml", text)
 
 
 def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str], scratch: Path) -> Config:
@@ -273,8 +268,13 @@ def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str],
             raise ConfigError(f"{glossary}: acronym glossary file not found in the {tree.label}")
         pinned = None
     else:
-        scratch.mkdir(parents=True, exist_ok=True)
-        copy = scratch / f"base-glossary-{Path(rel).name}"
-        copy.write_text(text, encoding="utf-8")
-        pinned = str(copy)
+        pinned = _scratch_copy(scratch, f"base-glossary-{Path(rel).name}", text)
     return config.with_overrides(acronyms=config.acronyms.model_copy(update={"glossary": pinned}))
+
+
+def _scratch_copy(scratch: Path, name: str, text: str) -> str:
+    """Write a trusted policy file's text into the private scratch directory; the path the run reads."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / name
+    copy.write_text(text, encoding="utf-8")
+    return str(copy)
