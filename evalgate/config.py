@@ -1,19 +1,22 @@
-"""One pydantic Config for a run: `.evalgate.yml` merged with command-line options or action inputs.
+"""One Config for a run: `.evalgate.yml` merged with command-line options or action inputs.
 
 Unknown keys are errors that name the key and the file (extra="forbid"), so a typo in `.evalgate.yml`
-never silently falls back to a default. Keys may be written with hyphens or underscores.
+never silently falls back to a default. Keys may be written with hyphens or underscores. Config is a
+frozen dataclass that pydantic validates whenever a file or an option needs it; a run with no
+configuration file and only options of the right type validates nothing, so it never imports pydantic.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalgate.yamlsafe import safe_load, yaml_words
+from evalgate.yamlsafe import Constraint, Invalid, error_words, json_schema, safe_load, validated
 
 DEFAULT_CONFIG_FILE = ".evalgate.yml"
 DEFAULT_PATHS = "Research/completed/**/*.md"
@@ -23,52 +26,57 @@ class ConfigError(Exception):
     """The configuration is unusable; the message says which file and key."""
 
 
-def _kebab(name: str) -> str:
+def yaml_key(name: str) -> str:
+    """How a field is written in `.evalgate.yml` (`cache_dir` as `cache-dir`; both are read)."""
     return name.replace("_", "-")
 
 
-class _Strict(BaseModel):
-    # defer_build: the validator is built at the first validation, not at import. A run with no
-    # configuration file and only options of the right type never validates (see `with_overrides`).
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=_kebab, populate_by_name=True, defer_build=True
-    )
+# pydantic's configuration of every configuration type: `cache-dir` and `cache_dir` both name cache_dir
+_STRICT: dict[str, Any] = {"extra": "forbid", "alias_generator": yaml_key, "populate_by_name": True}
 
 
-class Price(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Price:
     """US dollars per million tokens, for cost accounting."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    input: Annotated[float, Constraint(ge=0)]
+    output: Annotated[float, Constraint(ge=0)]
 
 
-class Acronyms(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Acronyms:
     """The repository's acronym glossary for the acronym_expansion check (docs/checks.md)."""
 
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
     understood: tuple[str, ...] = ()  # accepted unexpanded (GPU, if every reader knows it)
-    expansions: dict[str, str] = Field(default_factory=dict)  # ABBR: Expansion, suggested in findings
+    expansions: dict[str, str] = field(default_factory=dict)  # ABBR: Expansion, suggested in findings
     glossary: str | None = None  # a YAML file with expansions: and understood: (relative to the cwd)
 
 
-class Config(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Config:
     """Everything a run needs to know, from any source."""
 
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
     rubric: str = "research-loop"
     paths: str = DEFAULT_PATHS
     judges: tuple[str, ...] = ()
     seed: int = 0
-    jobs: int = Field(default=4, ge=1, le=64)
+    jobs: Annotated[int, Constraint(ge=1, le=64)] = 4
     cache: bool = True
     cache_dir: str = ".evalgate-cache"
     record_dir: str | None = None
     on_judge_error: Literal["fail", "skip"] = "fail"
-    judge_timeout: float = Field(default=600.0, gt=0)
-    max_file_mb: float = Field(default=5.0, gt=0)
-    prices: dict[str, Price] = Field(default_factory=dict)
+    judge_timeout: Annotated[float, Constraint(gt=0)] = 600.0
+    max_file_mb: Annotated[float, Constraint(gt=0)] = 5.0
+    prices: dict[str, Price] = field(default_factory=dict)
     root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
-    shard: str | None = Field(default=None, pattern=r"^\d+/\d+$")
+    shard: Annotated[str, Constraint(pattern=r"^\d+/\d+$")] | None = None
     history: str | None = None
-    history_keep: int = Field(default=1000, ge=1)  # records the action keeps on its history branch (< 1 MB)
+    history_keep: Annotated[int, Constraint(ge=1)] = (
+        1000  # records the action keeps on its history branch (< 1 MB)
+    )
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
     acronyms: Acronyms = Acronyms()
 
@@ -77,12 +85,12 @@ class Config(_Strict):
         every one is of a field without constraints and already of its type (argparse typed it)."""
         given = {k: v for k, v in overrides.items() if v is not None}
         if all(_plain(k, v) for k, v in given.items()):
-            return self.model_copy(update=given)
-        data = self.model_dump()
+            return dataclasses.replace(self, **given)
+        data = dataclasses.asdict(self)
         data.update(given)
         try:
-            return Config.model_validate(data)
-        except ValidationError as exc:
+            return validated(Config, data)
+        except Invalid as exc:
             raise ConfigError(_format(exc, "options")) from None
 
 
@@ -108,16 +116,15 @@ def _plain(key: str, value: Any) -> bool:
 
 
 def default_config() -> Config:
-    """`Config()` without building its validator: the defaults are valid by construction."""
-    return Config.model_construct()
+    """`Config()`: the defaults are valid by construction."""
+    return Config()
 
 
-def _format(err: ValidationError, source: str) -> str:
+def _format(err: Invalid, source: str) -> str:
     lines = [f"{source}: invalid configuration"]
-    for e in err.errors():
+    for e in err.errors:
         where = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = "unknown key" if e["type"] == "extra_forbidden" else yaml_words(e["msg"])
-        lines.append(f"  {where}: {msg}")
+        lines.append(f"  {where}: {error_words(e)}")
     return "\n".join(lines)
 
 
@@ -146,8 +153,8 @@ def parse_config(text: str, source: str) -> Config:
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: the configuration must be a mapping of keys to values")
     try:
-        return Config.model_validate(raw)
-    except ValidationError as exc:
+        return validated(Config, raw)
+    except Invalid as exc:
         raise ConfigError(_format(exc, source)) from None
 
 
@@ -173,7 +180,7 @@ def _load_yaml(text: str, source: str) -> Any:
 
 def config_json_schema() -> dict[str, Any]:
     """The published JSON schema of `.evalgate.yml`."""
-    return Config.model_json_schema(by_alias=True)
+    return json_schema(Config, by_alias=True)
 
 
 # ---------------------------------------------------------------------------------------------

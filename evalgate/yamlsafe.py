@@ -1,11 +1,19 @@
-"""Safe YAML loading through libyaml's C parser when PyYAML was built with it: the same data as
+"""Reading users' data files: safe YAML, and pydantic's validation of it into evalgate's own types.
+
+YAML loads through libyaml's C parser when PyYAML was built with it: the same data as
 `yaml.safe_load`, about eight times faster. Every YAML file or front matter evalgate reads goes
-through it (the rubric and the acronym table are loaded by every run, the table by every worker)."""
+through it (the rubric and the acronym table are loaded by every run, the table by every worker).
+
+The types a file validates into (`Rubric`, `Config`, ...) are frozen standard-library dataclasses, and
+pydantic validates them (`validated`) only when a file or an option needs it: importing pydantic took
+~0.1 s of every run, more than the structural check of a file. Their constraints are written with
+`Constraint`, which pydantic reads when it builds a validator and which imports nothing itself."""
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import yaml
 
@@ -36,6 +44,66 @@ def safe_load(text: str, *, dates: bool = True) -> Any:
 
 def yaml_words(message: str) -> str:
     """A validation message in the words of the YAML its author wrote: pydantic says "a valid tuple"
-    for a list and "a valid dictionary or instance of SomeModel" for a mapping."""
+    for a list and "a (valid) dictionary or (an) instance of SomeType" for a mapping."""
     message = message.replace("a valid tuple", "a list").replace("a valid dictionary", "a mapping")
-    return re.sub(r" or instance of \w+", "", message).removeprefix("Value error, ")
+    message = message.replace("be a dictionary or an instance of", "be a mapping or an instance of")
+    return re.sub(r" or (an )?instance of \w+", "", message).removeprefix("Value error, ")
+
+
+T = TypeVar("T")
+
+
+class Constraint:
+    """A field's constraints in pydantic's core-schema words (`Annotated[int, Constraint(ge=1)]`,
+    `Constraint(pattern=r"^[a-z]+$")`), added to the schema pydantic builds for the field's type: so
+    they are validated and published in the JSON schema like `Field(ge=1)`, without importing pydantic
+    where the type is defined."""
+
+    def __init__(self, **schema: Any) -> None:
+        self.schema = schema
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        return {**handler(source), **self.schema}
+
+    def __repr__(self) -> str:
+        return f"Constraint({', '.join(f'{k}={v!r}' for k, v in self.schema.items())})"
+
+
+class Invalid(ValueError):
+    """Data that does not validate; `errors` are pydantic's (`loc`, `type`, `msg`, ...)."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(f"{len(errors)} validation error(s)")
+        self.errors = errors
+
+
+# pydantic's error types for a key the type does not have (a model's, a dataclass's)
+UNKNOWN_KEY = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
+
+
+@functools.cache
+def _adapter(kind: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(kind)
+
+
+def validated(kind: type[T], data: Any) -> T:
+    """`data` (plain YAML data) validated into `kind`, a dataclass or any type pydantic takes; raises
+    Invalid. Imports pydantic on first use."""
+    from pydantic import ValidationError
+
+    try:
+        return _adapter(kind).validate_python(data)  # type: ignore[no-any-return,arg-type]
+    except ValidationError as exc:
+        raise Invalid([dict(e) for e in exc.errors()]) from None
+
+
+def json_schema(kind: Any, *, by_alias: bool = True) -> dict[str, Any]:
+    """The JSON schema of `kind`, as pydantic validates it."""
+    return _adapter(kind).json_schema(by_alias=by_alias)  # type: ignore[no-any-return]
+
+
+def error_words(error: dict[str, Any]) -> str:
+    """One validation error's message in the words of the YAML its author wrote."""
+    return "unknown key" if error["type"] in UNKNOWN_KEY else yaml_words(str(error["msg"]))

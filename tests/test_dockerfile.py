@@ -220,6 +220,7 @@ def test_a_built_wheel_carries_the_judge_prompts_and_data(built_wheel: tuple[Pat
     templates = {f"evalgate/prompts/{p.name}" for p in (ROOT / "prompts").glob("*.j2")}
     assert templates and templates <= names
     assert {"evalgate/rubrics/research-loop.yml", "evalgate/checks/acronyms.yml"} <= names
+    assert "evalgate/rubrics/compiled.py" in names  # the packs validated ahead (evalgate.rubric)
 
 
 def test_building_the_wheel_prints_no_deprecation_warning(built_wheel: tuple[Path, str]) -> None:

@@ -37,9 +37,17 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+# A root module's data directory belongs to it: evalgate/rubrics/ holds the rubric module's packs (the
+# YAML and, in compiled.py, their validated form, which is made of the rubric module's types).
+DATA_OF = {"evalgate.rubrics": "evalgate.rubric"}
+
+
 def _unit(module: str) -> str:
-    """The stage a module belongs to: its sub-package, or the root module itself."""
+    """The stage a module belongs to: its sub-package (or the root module whose data it is), or the
+    root module itself."""
     parts = module.split(".")
+    if ".".join(parts[:2]) in DATA_OF:
+        return DATA_OF[".".join(parts[:2])]
     if len(parts) == 1:
         return "evalgate"
     candidate = ".".join(parts[:2])

@@ -35,7 +35,7 @@ def test_research_loop_has_nine_dimensions_and_policy():
 
 
 def test_version_is_a_content_hash(tmp_path):
-    text = (pack_text := load_rubric("research-loop").model_dump(mode="json"))
+    text = (pack_text := load_rubric("research-loop").as_data())
     p = tmp_path / "r.yml"
     p.write_text(yaml.safe_dump(text))
     same = load_rubric(str(p))
@@ -46,7 +46,7 @@ def test_version_is_a_content_hash(tmp_path):
 
 
 def test_unknown_key_names_key_and_file(tmp_path):
-    data = load_rubric("research-loop").model_dump(mode="json")
+    data = load_rubric("research-loop").as_data()
     data["dimensions"][2]["hardfail"] = True
     p = tmp_path / "typo.yml"
     p.write_text(yaml.safe_dump(data))
@@ -57,7 +57,7 @@ def test_unknown_key_names_key_and_file(tmp_path):
 
 
 def test_anchor_outside_scale_is_rejected(tmp_path):
-    data = load_rubric("research-loop").model_dump(mode="json")
+    data = load_rubric("research-loop").as_data()
     data["dimensions"][0]["anchors"][7] = "too high"
     p = tmp_path / "bad.yml"
     p.write_text(yaml.safe_dump(data))

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
+import evalgate.rubric
 from evalgate.checks import run_check
 from evalgate.cli import main
 from evalgate.document import parse_document
@@ -20,7 +21,7 @@ from evalgate.gate import decide
 from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import DimensionResult, Status
-from evalgate.rubric import load_rubric, pack_names, rubric_json_schema
+from evalgate.rubric import compiled_packs_source, load_rubric, pack_names, parse_rubric, rubric_json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTED_JUDGE = ROOT / "tests" / "support" / "scripted_judge.py"
@@ -102,6 +103,34 @@ def test_published_schema_is_current_and_validates_the_packs():
     for name in ("knowledge-work", "support-reply", "research-loop"):
         raw = yaml.safe_load((ROOT / "evalgate" / "rubrics" / f"{name}.yml").read_text(encoding="utf-8"))
         jsonschema.validate(raw, on_disk)
+
+
+def test_compiled_packs_are_the_packs_validated():
+    # evalgate/rubrics/compiled.py is what validating each pack's YAML gives, written out, with the
+    # YAML's digest; `load_rubric` gives the same object as validating the YAML does, types included
+    # (repr shows 4 and 4.0 apart, which == does not).
+    compiled = ROOT / "evalgate" / "rubrics" / "compiled.py"
+    assert compiled.read_text(encoding="utf-8") == compiled_packs_source(), "run: python -m evalgate.rubric"
+    for name in pack_names():
+        text = (ROOT / "evalgate" / "rubrics" / f"{name}.yml").read_text(encoding="utf-8")
+        assert repr(load_rubric(name)) == repr(parse_rubric(text, name))
+        assert load_rubric(name).version == parse_rubric(text, name).version
+
+
+def test_an_edited_pack_is_validated_from_its_yaml_not_taken_from_the_compiled_packs(tmp_path, monkeypatch):
+    shipped = ROOT / "evalgate" / "rubrics"
+    for pack in shipped.glob("*.yml"):
+        (tmp_path / pack.name).write_bytes(pack.read_bytes())
+    monkeypatch.setattr(evalgate.rubric, "PACKS_DIR", tmp_path)
+    assert load_rubric("research-loop") is load_rubric("research-loop")  # compiled: one object
+    edited = tmp_path / "research-loop.yml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("min_mean: 4.0", "min_mean: 3.5"))
+    rubric = load_rubric("research-loop")
+    assert rubric.policy.min_mean == 3.5
+    assert rubric.version != load_rubric("knowledge-work").version
+    edited.write_text("id: research-loop\ntitle: T\ndimensions: []\n")
+    with pytest.raises(evalgate.rubric.RubricError, match="at least one dimension"):
+        load_rubric("research-loop")
 
 
 def test_knowledge_work_prompt_is_blind_and_asks_for_json_only():

@@ -13,6 +13,7 @@ harvest is only ever printed, for a team to review and commit.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from collections import Counter, defaultdict
@@ -44,9 +45,7 @@ def merged_params(params: AcronymExpansionParams | None, acronyms: Acronyms) -> 
     _check_expansions(acronyms.expansions, ".evalgate.yml: acronyms.expansions")
     expansions.update(acronyms.expansions)
     understood += acronyms.understood
-    data = base.model_dump()
-    data.update(expansions=expansions, understood=tuple(dict.fromkeys(understood)))
-    return AcronymExpansionParams.model_validate(data)
+    return dataclasses.replace(base, expansions=expansions, understood=tuple(dict.fromkeys(understood)))
 
 
 def _check_expansions(expansions: dict[str, str], where: str) -> None:

@@ -17,19 +17,19 @@ workflow file is trusted or not as a whole (docs/security.md says how to protect
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from evalgate.config import DEFAULT_CONFIG_FILE, Config, ConfigError, parse_config
 from evalgate.github.changes import ChangeDetectionError, ensure_history, git_bytes
 from evalgate.github.events import PR_ACTIONS
-from evalgate.rubric import PACKS_PACKAGE, RubricError, pack_names, parse_rubric
+from evalgate.rubric import PACKS_DIR, RubricError, pack_names, parse_rubric
 
 PolicyFrom = Literal["base", "head"]
 POLICY_SOURCES: tuple[PolicyFrom, ...] = ("base", "head")
@@ -251,7 +251,7 @@ def _pinned_pack(name: str, tree: CommitFiles, scratch: Path) -> str:
     replace the pack the base names (`rubric: research-loop`, the default)."""
     if name not in pack_names():
         raise RubricError(f"{name}: rubric file not found in the {tree.label}")
-    text = (resources.files(PACKS_PACKAGE) / f"{name}.yml").read_text(encoding="utf-8")
+    text = (PACKS_DIR / f"{name}.yml").read_text(encoding="utf-8")
     return _scratch_copy(scratch, f"pack-{name}.yml", text)
 
 
@@ -269,7 +269,7 @@ def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str],
         pinned = None
     else:
         pinned = _scratch_copy(scratch, f"base-glossary-{Path(rel).name}", text)
-    return config.with_overrides(acronyms=config.acronyms.model_copy(update={"glossary": pinned}))
+    return config.with_overrides(acronyms=dataclasses.replace(config.acronyms, glossary=pinned))
 
 
 def _scratch_copy(scratch: Path, name: str, text: str) -> str:

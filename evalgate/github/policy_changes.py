@@ -8,12 +8,13 @@ rubric's identity and version, and, when the rubric differs, its gate policy and
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalgate.config import Config
+from evalgate.config import Config, yaml_key
 from evalgate.github.policy import TrustedPolicy, is_rubric_file, repository_path, touches
 from evalgate.github.untrusted import judge_paths
 from evalgate.rubric import Rubric, RubricError, load_rubric
@@ -53,8 +54,8 @@ def policy_files(config: Config, workspace: Path, config_file: str) -> set[str]:
 
 def _config_lines(base: Config, head: Config) -> list[str]:
     lines = []
-    for name, field in Config.model_fields.items():
-        key = field.alias or name
+    for name in (f.name for f in dataclasses.fields(Config)):
+        key = yaml_key(name)
         old, new = getattr(base, name), getattr(head, name)
         if old == new:
             continue
@@ -85,7 +86,7 @@ def _rubric_lines(base: Rubric, head: Rubric) -> list[str]:
     if base.version == head.version:
         return []
     lines = [f"rubric {base.id} (version {base.version}) → {head.id} (version {head.version})"]
-    old, new = _flat(base.policy.model_dump(), "policy"), _flat(head.policy.model_dump(), "policy")
+    old, new = (_flat(dataclasses.asdict(r.policy), "policy") for r in (base, head))
     keys = sorted(old.keys() | new.keys())
     lines += [
         f"rubric {k}: {_show(old.get(k))} → {_show(new.get(k))}" for k in keys if old.get(k) != new.get(k)

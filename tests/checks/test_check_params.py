@@ -4,6 +4,7 @@ naming the file, the dimension and the key."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from evalgate.rubric import (
     parse_rubric,
     rubric_json_schema,
 )
+from evalgate.yamlsafe import validated
 from tests.checks.research_item import FINDINGS, research_item
 
 
@@ -96,7 +98,10 @@ def test_version_changes_with_params_and_not_without(tmp_path: Path) -> None:
     assert parse_rubric(yaml.safe_dump(data), "copy.yml").version != same.version
     # a rubric written before params existed keeps its version: absent params are not hashed
     bare = load_rubric("knowledge-work")
-    assert "params" not in json.dumps(bare.model_dump(mode="json", exclude_none=True))
+    data = bare.as_data()
+    assert all(d.pop("params") is None for d in data["dimensions"])
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    assert bare.version == hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
 def test_finding_count_range_is_a_param() -> None:
@@ -127,13 +132,18 @@ def test_placeholders_and_aliases_are_params() -> None:
     assert [f.message for f in sp.check(parse_document(text)).findings] == [
         "missing required section ## Scope"
     ]
-    params = SectionPresenceParams(
-        required=({"title": "Scope", "aliases": ("Boundaries",)}, "Context"),  # type: ignore[arg-type]
-        placeholders=("Digests beat tags",),
+    params = validated(
+        SectionPresenceParams,
+        {
+            "required": [{"title": "Scope", "aliases": ["Boundaries"]}, "Context"],
+            "placeholders": ["Digests beat tags"],
+        },
     )
     outcome = sp.check(parse_document(text), params)
     assert [f.message for f in outcome.findings] == []  # Analysis is not required here
-    params = SectionPresenceParams(required=("Analysis",), placeholders=("Digests beat tags",))  # type: ignore[arg-type]
+    params = validated(
+        SectionPresenceParams, {"required": ["Analysis"], "placeholders": ["Digests beat tags"]}
+    )
     (finding,) = sp.check(parse_document(text), params).findings
     assert "still holds the template's placeholder text 'Digests beat tags'" in finding.message
 

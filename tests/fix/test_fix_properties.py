@@ -8,6 +8,8 @@ every other dimension exactly as it was."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -23,9 +25,7 @@ from evalgate.rubric import AcronymExpansionParams, load_rubric
 _PARAMS, _OTHERS = _plan(load_rubric("research-loop"), load_config(None, required=False))
 assert _PARAMS is not None
 # A glossary whose expansions spell their acronyms but hold markup the check does not read as prose.
-_MARKUP = AcronymExpansionParams.model_validate(  # (not model_copy: it keeps the params' cache key)
-    {**_PARAMS.model_dump(), "expansions": {"QZX": "Quick `Zany` Xylophone", "QZY": "Quick | Zany Yak"}}
-)
+_MARKUP = replace(_PARAMS, expansions={"QZX": "Quick `Zany` Xylophone", "QZY": "Quick | Zany Yak"})
 _ACRONYMS = ["GPU", "TPU", "CPU", "LLM", "LLMs", "NPU", "QZX", "QZY", "RAM"]
 _WORDS = ["the", "model", "runs", "fast", "and", "a", "chip", "on", "data", "Later"]
 

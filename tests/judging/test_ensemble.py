@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from pydantic import ValidationError
 
 from evalgate.gate import decide
 from evalgate.judging.ensemble import (
@@ -106,9 +107,9 @@ def test_trio_fail_at_least_two_below_three(means, expected):
 
 def test_the_trio_fail_rule_is_whole_or_absent():
     assert Ensemble(fail_judges=2, fail_below=3.0).fail_judges == 2
-    with pytest.raises(ValidationError, match="fail_judges and fail_below go together"):
+    with pytest.raises(ValueError, match="fail_judges and fail_below go together"):
         Ensemble(fail_judges=2)
-    with pytest.raises(ValidationError, match="fail_judges and fail_below go together"):
+    with pytest.raises(ValueError, match="fail_judges and fail_below go together"):
         Ensemble(fail_below=3.0)
 
 
@@ -163,7 +164,7 @@ def test_gate_fails_strict_pass_even_when_the_mean_passes(kw):
 
 def test_gate_flags_critical_fail_even_when_the_mean_passes(kw):
     # A lenient policy (mean >= 2.5 passes) so that only the critical rule can fail the item.
-    rubric = kw.model_copy(update={"policy": kw.policy.model_copy(update={"min_mean": 2.5})})
+    rubric = replace(kw, policy=replace(kw.policy, min_mean=2.5))
     # judge means 1.5, 1.5, 5.0: two of three below 2.0. Per dimension (1+2+5)/3 = 2.67 rounds to 3,
     # so the file mean is 3.0 >= 2.5; the trio mean (1.5+1.5+5)/3 = 2.67 is FAIL_WEAK.
     dims = trio(rubric, {"a": [1, 2, 1, 2, 1, 2], "b": [2, 1, 2, 1, 2, 1], "c": [5] * 6})
@@ -176,15 +177,8 @@ def test_gate_flags_critical_fail_even_when_the_mean_passes(kw):
 
 
 def test_critical_fail_flagged_although_the_strict_pass_holds(kw):
-    rubric = kw.model_copy(
-        update={
-            "policy": kw.policy.model_copy(
-                update={
-                    "ensemble": Ensemble(strict_pass_judges=1, strict_pass_mean=3.5, critical_fail_below=2.0)
-                }
-            )
-        }
-    )
+    ensemble = Ensemble(strict_pass_judges=1, strict_pass_mean=3.5, critical_fail_below=2.0)
+    rubric = replace(kw, policy=replace(kw.policy, ensemble=ensemble))
     dims = trio(rubric, {"a": [1] * 6, "b": [1] * 6, "c": [5] * 6})
     r = decide("item.yml", dims, rubric)
     assert [x for x in r.reasons if x.startswith(("critical", "strict"))] == [
@@ -195,9 +189,7 @@ def test_critical_fail_flagged_although_the_strict_pass_holds(kw):
 def test_gate_reports_a_trio_fail_that_is_not_critical(kw):
     # Only the trio FAIL rule set: judge means 2.5, 2.0, 5.0 -> two below 3.0, none of two below 2.0.
     ensemble = Ensemble(fail_judges=2, fail_below=3.0, critical_fail_below=2.0)
-    rubric = kw.model_copy(
-        update={"policy": kw.policy.model_copy(update={"min_mean": None, "ensemble": ensemble})}
-    )
+    rubric = replace(kw, policy=replace(kw.policy, min_mean=None, ensemble=ensemble))
     dims = trio(rubric, {"a": [3, 2, 3, 2, 3, 2], "b": [2] * 6, "c": [5] * 6})
     r = decide("item.yml", dims, rubric)
     assert r.reasons == ("trio fail: at least 2 judges' means are below 3 (a 2.50, b 2.00, c 5.00)",)
@@ -219,13 +211,8 @@ def test_errored_judge_fails_the_item_by_default(kw):
 
 
 def test_errored_judge_is_left_out_with_the_quorum_recorded_when_excluded(kw):
-    rubric = kw.model_copy(
-        update={
-            "policy": kw.policy.model_copy(
-                update={"ensemble": kw.policy.ensemble.model_copy(update={"on_judge_error": "exclude"})}
-            )
-        }
-    )
+    ensemble = replace(kw.policy.ensemble, on_judge_error="exclude")
+    rubric = replace(kw, policy=replace(kw.policy, ensemble=ensemble))
     dims = trio(rubric, {"a": [4] * 6, "b": [5] * 6, "c": [None] * 6})
     assert all(d.status is Status.SCORED for d in dims)
     assert "quorum 2/3" in (dims[0].reasoning or "")
@@ -237,13 +224,8 @@ def test_errored_judge_is_left_out_with_the_quorum_recorded_when_excluded(kw):
 
 
 def test_below_quorum_is_an_error(kw):
-    rubric = kw.model_copy(
-        update={
-            "policy": kw.policy.model_copy(
-                update={"ensemble": kw.policy.ensemble.model_copy(update={"on_judge_error": "exclude"})}
-            )
-        }
-    )
+    ensemble = replace(kw.policy.ensemble, on_judge_error="exclude")
+    rubric = replace(kw, policy=replace(kw.policy, ensemble=ensemble))
     dims = trio(rubric, {"a": [4] * 6, "b": [None] * 6, "c": [None] * 6})
     assert "quorum 2" in (dims[0].error or "")
     assert decide("item.yml", dims, rubric).verdict is Verdict.FAIL

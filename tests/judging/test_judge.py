@@ -6,6 +6,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -195,7 +196,7 @@ def test_incomplete_replies_are_not_cached(rubric: Rubric, tmp_path: Path) -> No
 
 
 def test_document_object_and_json_rubric(rubric: Rubric) -> None:
-    json_rubric = rubric.model_copy(update={"judging": rubric.judging.model_copy(update={"reply": "json"})})
+    json_rubric = replace(rubric, judging=replace(rubric.judging, reply="json"))
     document = Document(
         path="item.md",
         text=DOCUMENT,
@@ -295,7 +296,7 @@ def test_command_backend_end_to_end(rubric: Rubric, tmp_path: Path) -> None:
 
 
 def test_rubric_without_judged_dimensions_makes_no_call(rubric: Rubric) -> None:
-    structural = rubric.model_copy(update={"dimensions": rubric.deterministic})
+    structural = replace(rubric, dimensions=rubric.deterministic)
     backend = FakeBackend()
     outcome = judge_document(DOCUMENT, structural, backend, seed=1)
     assert outcome.dimensions == () and outcome.call.calls == 0 and backend.prompts == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -141,15 +142,12 @@ def test_compare_scores_counts_a_judge_error_as_a_miss() -> None:
 
 def test_mechanical_field_compares_the_judge_with_the_check() -> None:
     rubric = load_rubric("research-loop")
-    mechanical = rubric.model_copy(
-        update={
-            "dimensions": tuple(
-                d.model_copy(update={"mechanical": "key_finding_word_count"})
-                if d.id == "key_finding_specificity"
-                else d
-                for d in rubric.dimensions
-            )
-        }
+    mechanical = replace(
+        rubric,
+        dimensions=tuple(
+            replace(d, mechanical="key_finding_word_count") if d.id == "key_finding_specificity" else d
+            for d in rubric.dimensions
+        ),
     )
     claims_fail = (JudgeCall("j", "m", overall_claimed="FAIL"),)
     dims = (
