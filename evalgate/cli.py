@@ -16,7 +16,6 @@ from pathlib import Path
 
 from evalgate import __version__
 from evalgate.config import ConfigError, add_run_options, config_from_args, config_json_schema, load_config
-from evalgate.judging.backends import UnknownBackendError
 from evalgate.report.render import FORMATS, render
 from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, exit_code
 from evalgate.rubric import RubricError, load_rubric, rubric_json_schema
@@ -199,9 +198,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigError, RubricError) as exc:
         print(f"evalgate: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except UnknownBackendError as exc:
-        print(f"evalgate: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         print("evalgate: interrupted", file=sys.stderr)
         return 130
@@ -210,6 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and point stdout at /dev/null so the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
+    except Exception as exc:
+        # imported only now: a structural run never loads the judging stack (tests/test_cli.py)
+        from evalgate.judging.backends import UnknownBackendError
+
+        if not isinstance(exc, UnknownBackendError):
+            raise
+        print(f"evalgate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from statistics import fmean
+from math import fsum
 
 from evalgate.judging.ensemble import band_of, ensemble_mean, ensemble_reasons, judge_means
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Status, Verdict
@@ -70,7 +70,8 @@ def decide(
 
     scored = [d for d in dims if d.status is Status.SCORED and d.score is not None]
     errors = [d for d in dims if d.status is Status.ERROR]
-    mean = fmean(d.score for d in scored if d.score is not None) if scored else None
+    # statistics.fmean's own formula: importing statistics (fractions, decimal) cost a structural run ~3 ms
+    mean = fsum(d.score for d in scored if d.score is not None) / len(scored) if scored else None
     reasons: list[str] = []
 
     hard = tuple(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from statistics import fmean, median
 
 from evalgate.results import DimensionResult, JudgeScore, Status
 from evalgate.rubric import Dimension, Ensemble
@@ -17,6 +16,8 @@ from evalgate.rubric import Dimension, Ensemble
 
 def aggregate(scores: Sequence[float], how: str) -> float:
     """Mean or median of the judges' scores."""
+    from statistics import fmean, median  # only with judges: a structural run does not import statistics
+
     return float(median(scores)) if how == "median" else fmean(scores)
 
 
@@ -79,7 +80,7 @@ def judge_means(dimensions: Sequence[DimensionResult]) -> dict[str, float]:
         for s in d.judge_scores:
             if s.score is not None:
                 per_judge.setdefault(s.judge, []).append(s.score)
-    return {label: fmean(scores) for label, scores in per_judge.items()}
+    return {label: aggregate(scores, "mean") for label, scores in per_judge.items()}
 
 
 def ensemble_mean(means: dict[str, float], how: str = "mean") -> float | None:
