@@ -80,44 +80,59 @@ def _reference_phrases(text: str) -> set[str]:
     return {phrase for phrase, key in section_presence._PLACEHOLDER_KEYS if key in whole}
 
 
+@pytest.fixture(params=["direct", "compiled"])
+def phrases_in(request, monkeypatch):
+    """`_phrases_in` both ways a process looks for phrases: directly (its first documents) and through
+    the compiled searches (every document after those)."""
+    monkeypatch.setattr(section_presence._Searches, "DIRECT", 10**9 if request.param == "direct" else 0)
+    section_presence._template.cache_clear()
+    yield lambda document: {p for p, _ in section_presence._phrases_in(document)}
+    section_presence._template.cache_clear()
+
+
+def test_the_searches_are_compiled_after_the_first_documents(monkeypatch) -> None:
+    monkeypatch.setattr(section_presence._Searches, "DIRECT", 3)
+    searches = section_presence._Searches(section_presence._template(None).placeholder_keys)
+    assert [searches.get() is None for _ in range(5)] == [True, True, True, False, False]
+    assert searches.get() is searches.get()  # compiled once
+
+
 # White space str.split() splits on, beyond the space: a line break, a tab, NBSP, thin space, U+3000.
 _GAPS = ("\n", "\t ", "\u00a0", "\u2009", "\u3000", "\n\n  ")
 
 
 @pytest.mark.parametrize("phrase", section_presence.PLACEHOLDER_PHRASES)
-def test_every_phrase_is_found_reflowed_in_any_case(phrase: str) -> None:
+def test_every_phrase_is_found_reflowed_in_any_case(phrase: str, phrases_in) -> None:
     for n, gap in enumerate(_GAPS):
         words = phrase.split(" ")
         reflowed = "".join(w + (gap if i % 2 else " ") for i, w in enumerate(words)).strip()
         for variant in (reflowed, reflowed.upper(), reflowed.title()):
             text = f"## Context\n\nSome words ({n}) before. {variant} and after.\n"
-            found = {p for p, _ in section_presence._phrases_in(parse_document(text))}
+            found = phrases_in(parse_document(text))
             assert phrase in found, (gap, variant)
             assert found == _reference_phrases(text)
 
 
-def test_the_two_characters_whose_lower_case_is_ascii_are_looked_through() -> None:
+def test_the_two_characters_whose_lower_case_is_ascii_are_looked_through(phrases_in) -> None:
     # KELVIN SIGN lowers to `k`: str.lower() reads "bro\u212aen" as "broken"; bytes.lower() would not
     text = "## Approach\n\nApproach sub-questions bro\u212aen into atomic questions\n"
-    assert [p for p, _ in section_presence._phrases_in(parse_document(text))] == [
-        "Approach sub-questions broken into atomic questions"
-    ]
+    assert phrases_in(parse_document(text)) == {"Approach sub-questions broken into atomic questions"}
 
 
-def test_near_misses_are_not_phrases() -> None:
+def test_near_misses_are_not_phrases(phrases_in) -> None:
     text = (
         "## Context\n\nState the specific, answerable question this research address.\n"
         "Claim text as a complete statement? Why is this question worth answering today?\n"
         "[Smith et al. (YYYY) Source Title](https://url.example)\n"
     )
-    assert section_presence._phrases_in(parse_document(text)) == ()
+    assert phrases_in(parse_document(text)) == set()
     assert _reference_phrases(text) == set()
 
 
-def test_corpus_phrase_search_agrees_with_the_plain_rule(corpus_dir) -> None:
+def test_corpus_phrase_search_agrees_with_the_plain_rule(corpus_dir, phrases_in) -> None:
     for path in sorted(corpus_dir.glob("*.md")):
         document = parse_document(path.read_text(encoding="utf-8"))
-        found = {p for p, _ in section_presence._phrases_in(document)}
+        found = phrases_in(document)
         assert found == _reference_phrases(document.text), path.name
 
 
