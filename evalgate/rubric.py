@@ -5,8 +5,9 @@ uses to interpret a score, which dimensions are hard fails, and the policy the g
 version is a hash of its canonical content, so every recorded result says which rubric produced it.
 
 pydantic validates a rubric file (`parse_rubric`); the packs shipped with evalgate load from
-`evalgate/rubrics/compiled.py`, their validated form written out as Python by `python -m
-evalgate.rubric` (a test holds it equal to validating the YAML), while the YAML beside it is unchanged.
+`evalgate/rubrics/compiled.py`, their validated form written out as Python by
+`python -m evalgate.rubrics.compile_packs` with each YAML's SHA-256 (a test holds it equal to
+validating the YAML); a pack whose YAML has changed since is validated from the YAML.
 """
 
 from __future__ import annotations
@@ -422,34 +423,3 @@ def load_rubric(name_or_path: str) -> Rubric:
 def rubric_json_schema() -> dict[str, object]:
     """The JSON schema users can validate their own rubric files against."""
     return json_schema(Rubric)
-
-
-COMPILED_HEADER = '''"""The rubric packs beside this file, validated: written by `python -m evalgate.rubric`
-from their YAML, which stays the source (tests/test_rubric_packs.py holds the two equal). A pack is
-taken from here only while its YAML has the SHA-256 recorded with it; otherwise it is validated from
-the YAML, so an edited pack is never stale. Loading the packs this way keeps pydantic out of a run
-that validates no file of the user's (docs/scale.md). Do not edit by hand."""
-
-from __future__ import annotations
-
-from evalgate.rubric import *  # noqa: F403
-
-PACKS = {
-'''
-
-
-def compiled_packs_source() -> str:
-    """The text of evalgate/rubrics/compiled.py for the packs as they are now."""
-    import pprint
-
-    body = []
-    for name in pack_names():
-        data = (PACKS_DIR / f"{name}.yml").read_bytes()
-        rubric = parse_rubric(data.decode("utf-8"), f"rubric pack {name}")
-        shown = pprint.pformat(rubric, width=100, sort_dicts=False).replace("\n", "\n        ")
-        body.append(f"    {name!r}: (\n        {pack_digest(data)!r},\n        {shown},\n    ),\n")
-    return COMPILED_HEADER + "".join(body) + "}\n"
-
-
-if __name__ == "__main__":  # python -m evalgate.rubric: write the compiled packs
-    (PACKS_DIR / "compiled.py").write_text(compiled_packs_source(), encoding="utf-8")

@@ -21,7 +21,8 @@ from evalgate.gate import decide
 from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import DimensionResult, Status
-from evalgate.rubric import compiled_packs_source, load_rubric, pack_names, parse_rubric, rubric_json_schema
+from evalgate.rubric import load_rubric, pack_names, parse_rubric, rubric_json_schema
+from evalgate.rubrics.compile_packs import compiled_packs_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTED_JUDGE = ROOT / "tests" / "support" / "scripted_judge.py"
@@ -110,7 +111,9 @@ def test_compiled_packs_are_the_packs_validated():
     # YAML's digest; `load_rubric` gives the same object as validating the YAML does, types included
     # (repr shows 4 and 4.0 apart, which == does not).
     compiled = ROOT / "evalgate" / "rubrics" / "compiled.py"
-    assert compiled.read_text(encoding="utf-8") == compiled_packs_source(), "run: python -m evalgate.rubric"
+    assert compiled.read_text(encoding="utf-8") == compiled_packs_source(), (
+        "run: python -m evalgate.rubrics.compile_packs"
+    )
     for name in pack_names():
         text = (ROOT / "evalgate" / "rubrics" / f"{name}.yml").read_text(encoding="utf-8")
         assert repr(load_rubric(name)) == repr(parse_rubric(text, name))

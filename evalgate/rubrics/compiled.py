@@ -1,8 +1,9 @@
-"""The rubric packs beside this file, validated: written by `python -m evalgate.rubric`
-from their YAML, which stays the source (tests/test_rubric_packs.py holds the two equal). A pack is
-taken from here only while its YAML has the SHA-256 recorded with it; otherwise it is validated from
-the YAML, so an edited pack is never stale. Loading the packs this way keeps pydantic out of a run
-that validates no file of the user's (docs/scale.md). Do not edit by hand."""
+"""The rubric packs beside this file, validated: written by
+`python -m evalgate.rubrics.compile_packs` from their YAML, which stays the source
+(tests/test_rubric_packs.py holds the two equal). A pack is taken from here only while its YAML has
+the SHA-256 recorded with it; otherwise it is validated from the YAML, so an edited pack is never
+stale. Loading the packs this way keeps pydantic out of a run that validates no file of the user's
+(docs/scale.md). Do not edit by hand."""
 
 from __future__ import annotations
 
