@@ -38,16 +38,23 @@ class Peaks:
 
     main_mb: float | None  # None: its exit was not seen (killed outright)
     children: tuple[tuple[str, float], ...] = field(default_factory=tuple)  # (program name, MB)
+    main_name: str = ""  # a forked worker keeps its parent's name
+
+    def workers(self) -> list[float]:
+        """The peaks of the children that are copies of the main process (forked, no exec)."""
+        return [mb for name, mb in self.children if name == self.main_name]
 
     @property
     def largest_child_mb(self) -> float | None:
         return max((mb for _name, mb in self.children), default=None)
 
     def child_names(self) -> str:
+        """E.g. "1 git, 2 forked workers"."""
         counts: dict[str, int] = {}
         for name, _mb in self.children:
-            counts[name] = counts.get(name, 0) + 1
-        return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "none"
+            label = "forked workers" if name == self.main_name else name
+            counts[label] = counts.get(label, 0) + 1
+        return ", ".join(f"{n} {label}" for label, n in sorted(counts.items())) or "none"
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -87,7 +94,7 @@ def _follow(main: int) -> tuple[int, Peaks]:
     """Resume every stop of `main` and its descendants until all have exited; return main's wait
     status and the peaks read at each exit stop."""
     assert _LIBC is not None
-    live, main_status, main_mb = {main}, None, None
+    live, main_status, main_mb, main_name = {main}, None, None, ""
     children: list[tuple[str, float]] = []
     while live:
         pid, status = os.waitpid(-1, _WALL)
@@ -101,14 +108,14 @@ def _follow(main: int) -> tuple[int, Peaks]:
         if sig == signal.SIGTRAP and event == _EVENT_EXIT:
             seen = _status(pid)
             if seen and pid == main:
-                main_mb = seen[1]
+                main_name, main_mb = seen
             elif seen:
                 children.append(seen)
         elif event == 0 and sig not in (signal.SIGTRAP, signal.SIGSTOP):
             inject = sig  # an ordinary signal (SIGCHLD, SIGTERM, ...): deliver it
         _LIBC.ptrace(_CONT, pid, None, inject)
     assert main_status is not None
-    return main_status, Peaks(main_mb, tuple(children))
+    return main_status, Peaks(main_mb, tuple(children), main_name)
 
 
 def run(
