@@ -2,6 +2,7 @@
 
     python bench/speed.py [DIR] [--rounds 3] [--repeat 5] [--items 16] [--latency 1.0] [--jobs 8]
                           [--peers /tmp/peers] [--before TREE] [--only one-file,corpus,fan-out]
+                          [--system-python | --also-system-python] [--no-peaks]
 
 Four ratios, each from interleaved rounds (ours, the peer, ours, the peer, ...), because this shared
 machine's speed drifts by tens of percent from one minute to the next:
@@ -23,6 +24,16 @@ Peers are found under `--peers`/node_modules/.bin (installed there, outside the 
 --nodedir=/usr` in node_modules/better-sqlite3), else on PATH. A missing peer is reported and its
 ratio left out, never estimated. `--before TREE` also times the evalgate package found in TREE
 (e.g. `git archive <rev> evalgate | tar -x -C TREE`) in the same rounds, for before/after figures.
+
+Ours runs as a user's install does (bench/userpython.py): the `evalgate` console script of a
+scratch virtual environment that sees evalgate's dependencies but not this interpreter's
+site-packages `.pth` files (here an editable finder and a certifi hook: a bare `python -c pass`
+takes 44 CPU ms with them, 11 without), with the tree under test (and `--before`'s) on PYTHONPATH.
+`--system-python` runs `python -m evalgate` under this interpreter as it is instead (the old way),
+`--also-system-python` both in the same rounds. Every process runs under bench/peak.py, which reads
+the peak RSS of the command's main process and of each child process it starts (the corpus
+command's forked workers, git) as each exits; each figure prints the medians over the rounds
+(`--no-peaks` times without it).
 """
 
 from __future__ import annotations
@@ -32,10 +43,8 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import peak, userpython  # noqa: E402
 from bench.corpus import score_table  # noqa: E402
 from tests.support.openai_server import ModelServer, ServerReply, last_user_text  # noqa: E402
 
@@ -66,36 +76,59 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def timed(argv: list[str], *, cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0, 1)) -> float:
-    """Wall seconds of one new process; its output is discarded, a failure is reported. Its own peak
-    RSS (wait4's, not RUSAGE_CHILDREN's running maximum) goes to PEAK_MB under its program's name."""
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    stderr = child.stderr.read()
-    _pid, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in ok:
-        raise RuntimeError(f"{argv[0]} exited {code}: {stderr.decode(errors='replace')[-800:]}")
-    key = env.get("PYTHONPATH", argv[0])
-    PEAK_MB[key] = max(PEAK_MB.get(key, 0.0), usage.ru_maxrss / 1024)  # KiB on Linux
-    return wall
+Run = tuple[float, "peak.Peaks | None"]  # wall seconds, peak RSS
 
 
-PEAK_MB: dict[str, float] = {}
+@dataclass(frozen=True)
+class Ours:
+    """One copy of evalgate measured: its source tree and the interpreter it runs under."""
+
+    tree: Path
+    python: userpython.Interpreter
 
 
 @dataclass
 class Side:
-    """One measured program in a figure: its wall times per round."""
+    """One measured program in a figure: its wall times and peak RSS per round (one of each per run)."""
 
     name: str
     rounds: list[list[float]] = field(default_factory=list)
-    peak_mb: float = 0.0  # the corpus command's peak RSS (its workers are forked and counted apart)
+    peaks: list[list[peak.Peaks | None]] = field(default_factory=list)
 
     def medians(self) -> list[float]:
         return [statistics.median(r) for r in self.rounds]
+
+    def add(self, runs: list[Run]) -> None:
+        """One round's runs."""
+        self.rounds.append([wall for wall, _ in runs])
+        self.peaks.append([seen for _, seen in runs])
+
+    def peak_lines(self) -> list[str]:
+        """Per round the median over its runs of the main process's peak RSS and of its largest child's."""
+        if not any(seen for runs in self.peaks for seen in runs):
+            return []
+        main = [_median_mb([s.main_mb for s in runs if s]) for runs in self.peaks]
+        child = [_median_mb([s.largest_child_mb for s in runs if s]) for runs in self.peaks]
+        lines = [f"main process {_mb_rounds(main)}"]
+        names = {s.child_names() for runs in self.peaks for s in runs if s}
+        if any(c is not None for c in child):
+            lines.append(
+                f"largest child process {_mb_rounds(child)}; children per run: {' | '.join(sorted(names))}"
+            )
+        else:
+            lines.append("no child process")
+        return lines
+
+
+def _median_mb(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def _mb_rounds(values: list[float | None]) -> str:
+    each = ", ".join("-" if v is None else f"{v:.1f}" for v in values)
+    overall = _median_mb(values)
+    return f"{'-' if overall is None else f'{overall:.1f}'} MB (median of rounds {each})"
 
 
 @dataclass
@@ -110,10 +143,6 @@ def find_tools(peers: Path) -> Tools:
         return str(local) if local.exists() else shutil.which(name)
 
     return Tools(find("markdownlint-cli2"), find("promptfoo"))
-
-
-def evalgate_argv(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evalgate", "check", *args]
 
 
 def stub_reply(body: dict[str, Any], latency: float) -> ServerReply:
@@ -147,68 +176,66 @@ def promptfoo_config(directory: Path, files: list[Path], base_url: str) -> Path:
 
 
 class Bench:
-    def __init__(self, args: argparse.Namespace, tools: Tools, scratch: Path) -> None:
+    def __init__(self, args: argparse.Namespace, tools: Tools, scratch: Path, ours: dict[str, Ours]) -> None:
         self.args = args
         self.tools = tools
         self.scratch = scratch  # the working directory of every process: no .evalgate.yml, no git
-        self.trees = {"evalgate": ROOT} | ({"before": args.before.resolve()} if args.before else {})
+        self.ours = ours
         self.paths = sorted(args.folder.glob("*.md"))
 
-    def ours(self, tree: str, argv: list[str], **env: str) -> float:
-        return timed(argv, cwd=self.scratch, env=_clean_env(PYTHONPATH=str(self.trees[tree]), **env))
+    def run(self, argv: list[str], env: dict[str, str] | None = None, ok: tuple[int, ...] = (0, 1)) -> Run:
+        environ = _clean_env(**(env or {}))
+        return peak.run(argv, cwd=self.scratch, env=environ, ok=ok, peaks=self.args.peaks)
+
+    def evalgate(self, name: str, *args: str, **env: str) -> Run:
+        ours = self.ours[name]
+        argv = [*ours.python.command, "check", *args]
+        return self.run(argv, {"PYTHONPATH": str(ours.tree), **env})
 
     def one_file(self, sides: dict[str, Side]) -> None:
         file = str(self.paths[0])
-        walls: dict[str, list[float]] = {name: [] for name in sides}
+        runs: dict[str, list[Run]] = {name: [] for name in sides}
         for _ in range(self.args.repeat):
-            for tree in self.trees:
-                walls[tree].append(self.ours(tree, evalgate_argv(file, "--judge", "none")))
+            for name in self.ours:
+                runs[name].append(self.evalgate(name, file, "--judge", "none"))
             if self.tools.markdownlint:
-                walls["markdownlint-cli2"].append(
-                    timed([self.tools.markdownlint, file], cwd=self.scratch, env=_clean_env())
-                )
+                runs["markdownlint-cli2"].append(self.run([self.tools.markdownlint, file]))
         for name, side in sides.items():
-            if walls[name]:  # nothing for a peer that is not installed
-                side.rounds.append(walls[name])
+            if runs[name]:  # nothing for a peer that is not installed
+                side.add(runs[name])
 
     def corpus(self, sides: dict[str, Side]) -> None:
-        out = str(self.scratch / "corpus.json")
-        for tree in self.trees:
-            argv = evalgate_argv(
-                str(self.args.folder), "--judge", "none", "--format", "json", "--output", out
-            )
-            key = str(self.trees[tree])
-            PEAK_MB.pop(key, None)
-            sides[tree].rounds.append([self.ours(tree, argv) for _ in range(self.args.corpus_repeat)])
-            sides[tree].peak_mb = max(sides[tree].peak_mb, PEAK_MB[key])
+        args = [str(self.args.folder), "--judge", "none", "--format", "json"]
+        args += ["--output", str(self.scratch / "corpus.json")]
+        for name in self.ours:
+            sides[name].add([self.evalgate(name, *args) for _ in range(self.args.corpus_repeat)])
         if self.tools.markdownlint:
-            lint = [self.tools.markdownlint, *map(str, self.paths)]
-            sides["markdownlint-cli2"].rounds.append([timed(lint, cwd=self.scratch, env=_clean_env())])
+            sides["markdownlint-cli2"].add([self.run([self.tools.markdownlint, *map(str, self.paths)])])
 
     def fan_out(
         self, cold: dict[str, Side], warm: dict[str, Side], server: ModelServer, round_no: int
     ) -> None:
         files = [str(p) for p in self.paths[: self.args.items]]
         jobs = str(self.args.jobs)
-        for tree in self.trees:
-            cache = self.scratch / f"evalgate-cache-{tree}-{round_no}"
-            argv = evalgate_argv(*files, "--judge", "openai:stub", "--jobs", jobs, "--cache-dir", str(cache))
-            argv += ["--format", "json", "--output", str(self.scratch / "judged.json")]
+        for number, name in enumerate(self.ours):
+            args = [*files, "--judge", "openai:stub", "--jobs", jobs]
+            args += ["--cache-dir", str(self.scratch / f"evalgate-cache-{number}-{round_no}")]
+            args += ["--format", "json", "--output", str(self.scratch / "judged.json")]
             for sides in (cold, warm):  # the first run fills the cache, the second reads it
-                sides[tree].rounds.append(
-                    [self.ours(tree, argv, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="x")]
+                sides[name].add(
+                    [self.evalgate(name, *args, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="x")]
                 )
         if self.tools.promptfoo:
             home = self.scratch / f"promptfoo-home-{round_no}"
             home.mkdir()
             config = promptfoo_config(self.scratch, [Path(f) for f in files], server.base_url)
-            env = _clean_env(
-                HOME=str(home),
-                PROMPTFOO_CACHE_PATH=str(home / "cache"),
-                PROMPTFOO_DISABLE_TELEMETRY="1",
-                PROMPTFOO_DISABLE_UPDATE="1",
-                OPENAI_API_KEY="x",
-            )
+            env = {
+                "HOME": str(home),
+                "PROMPTFOO_CACHE_PATH": str(home / "cache"),
+                "PROMPTFOO_DISABLE_TELEMETRY": "1",
+                "PROMPTFOO_DISABLE_UPDATE": "1",
+                "OPENAI_API_KEY": "x",
+            }
             argv = [
                 self.tools.promptfoo,
                 "eval",
@@ -220,7 +247,7 @@ class Bench:
                 "--no-table",
             ]
             for sides in (cold, warm):
-                sides["promptfoo"].rounds.append([timed(argv, cwd=self.scratch, env=env, ok=(0, 100))])
+                sides["promptfoo"].add([self.run(argv, env, ok=(0, 100))])
 
 
 def ratio_line(label: str, ours: Side, peer: Side, *, peer_over_ours: bool) -> float:
@@ -241,18 +268,35 @@ def report(title: str, sides: dict[str, Side], peer: str, *, peer_over_ours: boo
     for side in sides.values():
         if side.rounds:
             meds = ", ".join(f"{m:.3f}" for m in side.medians())
-            peak = f"; peak RSS {side.peak_mb:.0f} MB" if side.peak_mb else ""
-            print(f"  {side.name}: median wall s per round {meds}{peak}")
+            print(f"  {side.name}: median wall s per round {meds}")
+            for line in side.peak_lines():
+                print(f"    peak RSS, {line}")
     if not sides[peer].rounds:
         print(f"  {peer}: not installed, no ratio")
         return
-    for tree in ("before", "evalgate"):
-        if tree in sides and sides[tree].rounds:
-            value = ratio_line(f"ratio {tree}", sides[tree], sides[peer], peer_over_ours=peer_over_ours)
-            if tree == "evalgate":
+    for name, side in sides.items():
+        if name != peer and side.rounds:
+            value = ratio_line(f"ratio {name}", side, sides[peer], peer_over_ours=peer_over_ours)
+            if name == "evalgate":
                 op, goal = GOALS[title]
                 met = value <= goal if op == "<=" else value >= goal
                 print(f"  goal {op} {goal}x: {'met' if met else 'MISSED'}")
+
+
+def interpreters(args: argparse.Namespace, scratch: Path) -> dict[str, Ours]:
+    """The copies of evalgate to measure, each with the interpreter it runs under (printed)."""
+    env = _clean_env()
+    main = (userpython.system_python if args.system_python else userpython.user_venv)(scratch, env, ROOT)
+    ours = {"evalgate": Ours(ROOT, main)}
+    print("ours:              " + "\n                   ".join(main.setup))
+    if args.also_system_python:
+        system = userpython.system_python(scratch, env, ROOT)
+        ours["evalgate, system python"] = Ours(ROOT, system)
+        print("and as before:     " + "\n                   ".join(system.setup))
+    if args.before:
+        ours["before"] = Ours(args.before.resolve(), main)
+        print(f"before:            {args.before.resolve()} under the same interpreter")
+    return dict(reversed(ours.items()))  # before first, then the alternatives, then evalgate
 
 
 def main(argv: list[str]) -> int:
@@ -269,22 +313,41 @@ def main(argv: list[str]) -> int:
         "--before", type=Path, default=None, help="a source tree holding evalgate/ to compare"
     )
     parser.add_argument("--only", default=",".join(FIGURES), help=f"some of {','.join(FIGURES)}")
+    python = parser.add_mutually_exclusive_group()
+    python.add_argument(
+        "--system-python",
+        action="store_true",
+        help="run ours under this interpreter's own site (the old way)",
+    )
+    python.add_argument("--also-system-python", action="store_true", help="both ways in the same rounds")
+    parser.add_argument(
+        "--no-peaks", dest="peaks", action="store_false", help="do not trace processes for peak RSS"
+    )
     args = parser.parse_args(argv)
     args.folder = args.folder.resolve()
     only = set(args.only.split(","))
+    if not only <= set(FIGURES):
+        parser.error(f"--only takes some of {','.join(FIGURES)}")
     tools = find_tools(args.peers)
     print(f"python:            {sys.version.split()[0]} ({sys.executable})")
     print(f"markdownlint-cli2: {tools.markdownlint or 'not found'}")
     print(f"promptfoo:         {tools.promptfoo or 'not found'}")
+    why_not = peak.available() if args.peaks else "--no-peaks"
+    measured = (
+        "VmHWM of the main process and of each child process, read as each exits (bench/peak.py);\n"
+        "                   a forked worker's counts the pages it shares copy-on-write with the main one"
+    )
+    print(f"peak RSS:          {measured if why_not is None else 'not measured: ' + why_not}")
     with tempfile.TemporaryDirectory(prefix="evalgate-speed-") as tmp:
-        bench = Bench(args, tools, Path(tmp))
+        args.peaks = why_not is None
+        bench = Bench(args, tools, Path(tmp), interpreters(args, Path(tmp)))
         if not bench.paths:
             print(f"no *.md files in {args.folder}", file=sys.stderr)
             return 2
         print(f"files:             {len(bench.paths)} in {args.folder}; one file: {bench.paths[0].name}")
 
         def sides(peer: str) -> dict[str, Side]:
-            return {name: Side(name) for name in [*reversed(bench.trees), peer]}
+            return {name: Side(name) for name in [*bench.ours, peer]}
 
         one, corpus = sides("markdownlint-cli2"), sides("markdownlint-cli2")
         cold, warm = sides("promptfoo"), sides("promptfoo")

@@ -6,8 +6,9 @@ DIR defaults to ../shared/corpus/research-completed next to the repository. Thre
 - jobs=1: the in-process loop (read_document + each check, nothing else);
 - jobs=2: the path the CLI takes (`evalgate.run.run(Config(jobs=2), [DIR])`, which shares the
   structural pass with worker processes once there are 48 files or more, their start included);
-- command: `python -m evalgate check DIR --format json` as a user runs it, in a new process
-  (interpreter start, imports, the run, the gate and writing the JSON report).
+- command: `evalgate check DIR --format json` as a user runs it, in a new process (interpreter
+  start, imports, the run, the gate and writing the JSON report): the console script of a scratch
+  virtual environment like a user's install (bench/userpython.py), the tree on PYTHONPATH.
 `--jobs N` reports just the jobs=N figure (N=1: the in-process loop, N>1: the CLI path).
 
 The machine's speed drifts by tens of percent from one minute to the next, so one run says little:
@@ -17,7 +18,8 @@ yardstick here, never a dependency). Each figure prints the median and fastest o
 docs/s and MB/s from the median, the ratio of markdownlint-cli2's median to its median, and with
 more than one round each round's own ratio (that round's markdownlint-cli2 run over the figure's
 median in the same round) and their median. Peak RSS counts this process and, for the CLI path,
-its workers; for the command, that process.
+its workers; for the command, that process's main process and its largest worker, each read at its
+exit (bench/peak.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import peak, userpython  # noqa: E402
 from evalgate.checks import registry, run_check  # noqa: E402
 from evalgate.config import Config  # noqa: E402
 from evalgate.document import DocumentError, read_document  # noqa: E402
@@ -53,7 +57,7 @@ class Figure:
     walls: tuple[float, ...]
     errors: int
     peak_self_mb: float
-    peak_child_mb: float  # the largest worker's peak (CLI path) or the command's; 0 for the loop
+    peak_child_mb: float  # the largest worker's peak (CLI path, command); 0 for the loop
     workers: int
 
     @property
@@ -117,27 +121,30 @@ def cli_path(folder: Path, jobs: int, repeat: int) -> Figure:
     )
 
 
-def command(folder: Path, repeat: int) -> Figure:
-    """`python -m evalgate check DIR --format json` in a new process, as a user runs it."""
-    argv = [sys.executable, "-m", "evalgate", "check", str(folder), "--format", "json"]
-    argv += ["--output", os.devnull]
+def command_env() -> dict[str, str]:
     # As installed, modules run from compiled bytecode (pip compiles at install, Python caches it): a
     # PYTHONDONTWRITEBYTECODE in this environment would compile evalgate's modules on every start.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    walls, peak, errors = [], 0.0, 0
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    return env | {"PYTHONPATH": str(ROOT)}
+
+
+def command(folder: Path, repeat: int, python: userpython.Interpreter, scratch: Path) -> Figure:
+    """`evalgate check DIR --format json` in a new process, as a user runs it (bench/userpython.py),
+    with the peak RSS of its main process and of its largest worker (bench/peak.py)."""
+    argv = [*python.command, "check", str(folder), "--format", "json", "--output", os.devnull]
+    env = command_env()
+    walls, main_mb, child_mb, workers = [], 0.0, 0.0, 0
     for _ in range(repeat):
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert child.stderr is not None
-        stderr = child.stderr.read()
-        _pid, status, usage = os.wait4(child.pid, 0)  # this child's own usage, its peak RSS included
-        child.returncode = os.waitstatus_to_exitcode(status)
-        walls.append(time.perf_counter() - start)
-        peak = max(peak, usage.ru_maxrss / 1024)
-        errors = 0 if child.returncode in (0, 1) else 1  # 1: some item FAILs, as in the corpus
-        if errors:
-            print(stderr.decode(errors="replace"), file=sys.stderr)
-    return Figure("command (evalgate check, new process)", tuple(walls), errors, 0.0, peak, 0)
+        try:
+            wall, seen = peak.run(argv, cwd=scratch, env=env)  # exit 1: some item FAILs, as in the corpus
+        except RuntimeError as error:  # an exit code other than 0 or 1: the bench cannot go on
+            raise SystemExit(str(error)) from None
+        walls.append(wall)
+        if seen:
+            main_mb = max(main_mb, seen.main_mb or 0.0)
+            forked = seen.workers()
+            child_mb, workers = max([child_mb, *forked]), max(workers, len(forked))
+    return Figure("command (evalgate check, new process)", tuple(walls), 0, main_mb, child_mb, workers)
 
 
 def markdownlint_seconds(paths: list[Path]) -> float | None:
@@ -197,6 +204,10 @@ def main(argv: list[str]) -> int:
     print(f"MB:         {megabytes:.1f}")
     rounds: list[list[Figure]] = []
     lints: list[float] = []
+    scratch = Path(tempfile.mkdtemp(prefix="evalgate-structural-"))  # removed at the end of main
+    python = userpython.user_venv(scratch, command_env(), ROOT) if args.jobs is None else None
+    if python:
+        print(f"command:    {python.setup[0]}")
     for _ in range(args.rounds):
         # The in-process loop runs first: its peak RSS is then this process's own, before run() adds
         # to it. Then the CLI path, whose workers' peak is read before any other child has run (so
@@ -207,8 +218,8 @@ def main(argv: list[str]) -> int:
                 figures.append(in_process(paths, checks, args.repeat))
             else:
                 figures.append(cli_path(folder, jobs, args.repeat))
-        if args.jobs is None:
-            figures.append(command(folder, args.repeat))
+        if python:
+            figures.append(command(folder, args.repeat, python, scratch))
         rounds.append(figures)
         # Each round ends with the yardstick, so both are timed in every phase of a machine whose
         # speed drifts by tens of percent from one minute to the next.
@@ -229,6 +240,7 @@ def main(argv: list[str]) -> int:
     else:
         times = ", ".join(f"{t:.2f}" for t in lints)
         print(f"markdownlint-cli2 wall s: median {median_lint:.2f} of {len(lints)} ({times})")
+    shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 
