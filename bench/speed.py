@@ -294,6 +294,11 @@ def interpreters(args: argparse.Namespace, scratch: Path) -> dict[str, Ours]:
         ours["evalgate, system python"] = Ours(ROOT, system)
         print("and as before:     " + "\n                   ".join(system.setup))
     if args.before:
+        missing = [d for d in ("evalgate", "prompts") if not (args.before / d).is_dir()]
+        if missing:  # without prompts/ every judge call fails fast and the fan-out figure means nothing
+            raise SystemExit(
+                f"--before {args.before}: no {' or '.join(missing)}/ there (git archive REV evalgate prompts)"
+            )
         ours["before"] = Ours(args.before.resolve(), main)
         print(f"before:            {args.before.resolve()} under the same interpreter")
     return dict(reversed(ours.items()))  # before first, then the alternatives, then evalgate

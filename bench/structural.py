@@ -149,7 +149,9 @@ def command(folder: Path, repeat: int, python: userpython.Interpreter, scratch: 
 
 def markdownlint_seconds(paths: list[Path]) -> float | None:
     """Wall time of markdownlint-cli2 over the same files, or None when it is not installed."""
-    exe = shutil.which("markdownlint-cli2")
+    exe = shutil.which("markdownlint-cli2") or shutil.which(
+        "markdownlint-cli2", path=str(Path("/tmp/peers/node_modules/.bin"))
+    )  # on PATH, or where bench/speed.py's peers are installed
     if exe is None:
         return None
     start = time.perf_counter()
