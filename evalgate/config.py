@@ -22,6 +22,10 @@ DEFAULT_CONFIG_FILE = ".evalgate.yml"
 DEFAULT_PATHS = "Research/completed/**/*.md"
 
 
+JOBS = Constraint(ge=1, le=64)
+POSITIVE = Constraint(gt=0)
+
+
 class ConfigError(Exception):
     """The configuration is unusable; the message says which file and key."""
 
@@ -63,12 +67,12 @@ class Config:
     paths: str = DEFAULT_PATHS
     judges: tuple[str, ...] = ()
     seed: int = 0
-    jobs: Annotated[int, Constraint(ge=1, le=64)] = 4
+    jobs: Annotated[int, JOBS] = 4
     cache: bool = True
     cache_dir: str = ".evalgate-cache"
     record_dir: str | None = None
     on_judge_error: Literal["fail", "skip"] = "fail"
-    judge_timeout: Annotated[float, Constraint(gt=0)] = 600.0
+    judge_timeout: Annotated[float, POSITIVE] = 600.0
     max_file_mb: Annotated[float, Constraint(gt=0)] = 5.0
     prices: dict[str, Price] = field(default_factory=dict)
     root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
@@ -82,7 +86,7 @@ class Config:
 
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again unless
-        every one is of a field without constraints and already of its type (argparse typed it)."""
+        every one is already of its field's type (argparse typed it) and certainly within its bounds."""
         given = {k: v for k, v in overrides.items() if v is not None}
         if all(_plain(k, v) for k, v in given.items()):
             return dataclasses.replace(self, **given)
@@ -108,7 +112,18 @@ _PLAIN_FIELDS: dict[str, type] = {
 }
 
 
+# Options with numeric bounds: a value of the exact type within them needs no validator either (a value
+# outside goes to pydantic, which rejects it in its words). `--jobs 8` cost every judged run ~0.1 s.
+_BOUNDED_FIELDS: dict[str, tuple[type, Constraint]] = {
+    "jobs": (int, JOBS),
+    "judge_timeout": (float, POSITIVE),
+}
+
+
 def _plain(key: str, value: Any) -> bool:
+    if key in _BOUNDED_FIELDS:
+        number, bounds = _BOUNDED_FIELDS[key]
+        return type(value) is number and bounds.admits(value)
     kind = _PLAIN_FIELDS.get(key)
     if isinstance(value, tuple):
         return kind is tuple and all(type(v) is str for v in value)

@@ -12,6 +12,7 @@ pydantic validates them (`validated`) only when a file or an option needs it: im
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import Any, ClassVar, TypeVar
 
@@ -53,6 +54,9 @@ def yaml_words(message: str) -> str:
 T = TypeVar("T")
 
 
+_BOUNDS = {"ge": operator.ge, "gt": operator.gt, "le": operator.le, "lt": operator.lt}
+
+
 class Constraint:
     """A field's constraints in pydantic's core-schema words (`Annotated[int, Constraint(ge=1)]`,
     `Constraint(pattern=r"^[a-z]+$")`), added to the schema pydantic builds for the field's type: so
@@ -64,6 +68,12 @@ class Constraint:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         return {**handler(source), **self.schema}
+
+    def admits(self, value: Any) -> bool:
+        """Whether a number certainly meets these constraints, decided without pydantic: True only
+        when every constraint is a bound (ge, gt, le, lt) that holds. False leaves the value to
+        pydantic, which decides and words the error (a pattern, NaN)."""
+        return all(k in _BOUNDS and _BOUNDS[k](value, bound) for k, bound in self.schema.items())
 
     def __repr__(self) -> str:
         return f"Constraint({', '.join(f'{k}={v!r}' for k, v in self.schema.items())})"

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalgate.config import Config, ConfigError, config_json_schema, load_config
+from evalgate.yamlsafe import Invalid, validated
 
 
 def test_defaults_without_file(tmp_path, monkeypatch):
@@ -71,3 +78,40 @@ def test_type_errors_speak_yaml_not_python(tmp_path, text, expected):
         load_config(cfg)
     assert expected in str(caught.value) and str(cfg) in str(caught.value)
     assert "tuple" not in str(caught.value) and "instance of" not in str(caught.value)
+
+
+# Options argparse already typed skip pydantic when they are certainly valid; the pre-screen must never
+# let through what pydantic would refuse (and what it refuses still gets pydantic's own words).
+@settings(max_examples=300, deadline=None)
+@given(
+    jobs=st.integers(min_value=-(2**70), max_value=2**70),
+    timeout=st.floats(allow_nan=True, allow_infinity=True),
+)
+def test_options_skip_the_validator_only_when_it_would_accept_them(jobs: int, timeout: float) -> None:
+    for key, value in (("jobs", jobs), ("judge_timeout", timeout)):
+        try:
+            expected: Config | str = validated(Config, {key: value})
+        except Invalid:
+            expected = "refused"
+        try:
+            got: Config | str = Config().with_overrides(**{key: value})
+        except ConfigError:
+            got = "refused"
+        assert repr(got) == repr(expected), (key, value)
+
+
+def test_an_option_in_bounds_does_not_import_pydantic(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from evalgate.config import Config\n"
+        "c = Config().with_overrides(jobs=8, judge_timeout=30.0, seed=3)\n"
+        "print(c.jobs, c.judge_timeout, 'pydantic' in sys.modules)\n"
+        "try:\n"
+        "    Config().with_overrides(jobs=65)\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, 'pydantic' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert out.stdout.split("\n")[:2] == ["8 30.0 False", "ConfigError True"]
