@@ -168,6 +168,10 @@ class _BoundedThreadingServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _BoundedThreadingServer
+    # TCP_NODELAY, as servers in the field set it: the status line and headers go out in one write and
+    # the body in another, and on a kept-alive connection Nagle's algorithm held the body until the
+    # client's delayed ACK, 40 ms later. Every call after a connection's first took 44 ms instead of 1.5.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request stderr log; tests assert on `requests` instead."""
