@@ -7,6 +7,7 @@ error (including a results file that could not be written).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -116,6 +117,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     paths = args.paths or [config.paths]
     update, stop = _progress_bar(True)
+    if args.whole_process:
+        # This process ends with this command, and what it has imported by now lives until then:
+        # frozen, the collector no longer walks it (on the corpus a full collection during the report
+        # and the one at exit cost ~57 M instructions, 3% of the main process).
+        gc.freeze()
     try:
         report = run(config, paths, progress=update)
     finally:
@@ -187,6 +193,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `evalgate` console script."""
+    argv_given = argv is not None  # None: the process's own command line, run once before it exits
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(for_command=_command_word(argv))
     args = parser.parse_args(argv)
@@ -194,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     handler = getattr(args, "func", None) or COMMANDS[args.command]
+    args.whole_process = not argv_given
     try:
         return handler(args)
     except (UsageError, ConfigError, RubricError) as exc:
