@@ -64,6 +64,30 @@ class _StructuralPass:
         return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
 
 
+# What a worker process sends back for one file: the _Evaluated without its target, which the main
+# process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
+_Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
+
+_INSTALLED: list[_StructuralPass] = []  # in a worker process: the run's pass, sent once at its start
+
+
+def _install(task: _StructuralPass) -> None:
+    """A worker's initializer: the pass (its checks and their params) arrives once per worker, not
+    pickled again with every chunk of files."""
+    _INSTALLED[:] = [task]
+
+
+def _in_worker(target: Target) -> _Outcome:
+    evaluated = _INSTALLED[0](target)
+    return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
+
+
+def _pooled(pool: ProcessPoolExecutor, targets: Sequence[Target]) -> Iterator[_Evaluated]:
+    """The targets' structural pass in the pool, in their order (each yielded when it is back)."""
+    for target, outcome in zip(targets, pool.map(_in_worker, targets, chunksize=8), strict=True):
+        yield _Evaluated(target, *outcome)
+
+
 def structural_checks(rubric: Rubric, config: Config) -> tuple[tuple[str, bool, CheckParams | None], ...]:
     """(dimension id, hard fail, params) for each deterministic dimension, read once per run; the
     repository's acronym glossary (`acronyms:` in .evalgate.yml) is merged into acronym_expansion's."""
@@ -95,8 +119,9 @@ _BATCH = 64
 
 
 @contextmanager
-def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | None]:
-    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off."""
+def _structural_pool(count: int, jobs: int, task: _StructuralPass) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off;
+    each runs `task` (see `_in_worker`)."""
     workers = min(jobs, os.cpu_count() or 1)
     if workers <= 1 or count < _POOL_THRESHOLD:
         yield None
@@ -104,7 +129,8 @@ def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | No
     # imported here: a run of fewer files (a pre-commit hook, one changed file) never needs them
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
+    context = _start_method()
+    with ProcessPoolExecutor(workers, context, initializer=_install, initargs=(task,)) as pool:
         yield pool
 
 
@@ -160,18 +186,19 @@ def run(
     )
     results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
     done = 0
-    with _structural_pool(len(targets), config.jobs) as pool, _judging(config, rubric, judges) as judging:
+    pool_of = _structural_pool(len(targets), config.jobs, task)
+    with pool_of as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
-        ahead = iter(pool.map(task, targets, chunksize=8)) if pool is not None and not judges else None
+        ahead = _pooled(pool, targets) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
             evaluated: Iterable[_Evaluated]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
             else:
-                evaluated = pool.map(task, chunk, chunksize=8) if pool else map(task, chunk)
+                evaluated = _pooled(pool, chunk) if pool else map(task, chunk)
             results.extend(_run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)))
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
