@@ -19,7 +19,7 @@ from evalgate import __version__
 from evalgate.config import ConfigError, add_run_options, config_from_args, config_json_schema, load_config
 from evalgate.judging.backends import UnknownBackendError
 from evalgate.report.render import FORMATS, render
-from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, exit_code
+from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, FileResult, exit_code
 from evalgate.rubric import RubricError, load_rubric, rubric_json_schema
 
 
@@ -122,8 +122,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         # frozen, the collector no longer walks it (on the corpus a full collection during the report
         # and the one at exit cost ~57 M instructions, 3% of the main process).
         gc.freeze()
+    lines: list[str] = []  # --format json: each result's line, rendered while the workers read on
+    if args.format == "json":
+        from evalgate.report.jsonfile import render_json, result_line
+
+        def each(result: FileResult) -> None:
+            lines.append(result_line(result))
+
     try:
-        report = run(config, paths, progress=update)
+        report = run(config, paths, progress=update, each=each if args.format == "json" else None)
     finally:
         stop()
     if config.history:
@@ -131,7 +138,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         for alert in record_run(report, config.history).alerts:
             print(f"evalgate: trend alert: {alert}", file=sys.stderr)
-    text = render(report, args.format, verbose=args.verbose)
+    if args.format == "json":
+        text = render_json(report, lines)
+    else:
+        text = render(report, args.format, verbose=args.verbose)
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

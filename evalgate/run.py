@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from evalgate.judging.setup import DocumentJudging
 
 Progress = Callable[[int, int], None]
+Each = Callable[[FileResult], object]
 Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
 
 
@@ -164,9 +165,12 @@ def run(
     *,
     base: Path | None = None,
     progress: Progress | None = None,
+    each: Each | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
-    file: a file that cannot be evaluated gets an ERROR result with a clear message.
+    file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
+    called with every result, in the report's order, as soon as its batch is decided (while the
+    workers read the next files).
 
     Large runs share the structural pass with worker processes: forked when this process runs no other
     thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
@@ -184,7 +188,8 @@ def run(
         checks=structural_checks(rubric, config),
         keep_document=bool(judges),
     )
-    results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
+    results: list[FileResult] = []
+    _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
     pool_of = _structural_pool(len(targets), config.jobs, task)
     with pool_of as pool, _judging(config, rubric, judges) as judging:
@@ -199,7 +204,7 @@ def run(
                 evaluated = islice(ahead, len(chunk))
             else:
                 evaluated = _pooled(pool, chunk) if pool else map(task, chunk)
-            results.extend(_run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)))
+            _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
             if progress is not None:
@@ -224,6 +229,13 @@ def run(
         scale = (rubric.scale.min, rubric.scale.max)
         report = replace(report, agreement=agreement_by_dimension(report, scale=scale))
     return report
+
+
+def _extend(results: list[FileResult], decided: list[FileResult], each: Each | None) -> None:
+    results.extend(decided)
+    if each is not None:
+        for result in decided:
+            each(result)
 
 
 @contextmanager

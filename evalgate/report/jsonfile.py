@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from evalgate.results import Report
+from evalgate.results import FileResult, Report
 
 
-def render_json(report: Report) -> str:
-    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order, one result per line."""
-    return pretty_json(report.to_json(), expand=2)
+def render_json(report: Report, lines: Sequence[str] | None = None) -> str:
+    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order, one result per line.
+    `lines`: the results' lines already rendered (`result_line`, one per result in order), as
+    `evalgate check` renders them while its workers read the next files."""
+    if lines is None:
+        return pretty_json(report.to_json(), expand=2)
+    if len(lines) != len(report.results):
+        raise ValueError(f"{len(lines)} rendered lines for {len(report.results)} results")
+    return pretty_json(report.to_json(results=[_Rendered(line) for line in lines]), expand=2)
+
+
+def result_line(result: FileResult) -> str:
+    """One result as the JSON report writes it, on one line."""
+    return json.dumps(result.to_json(), ensure_ascii=False, check_circular=False)
+
+
+class _Rendered(str):
+    """JSON text already rendered, written as it is."""
 
 
 def pretty_json(value: Any, *, expand: int) -> str:
@@ -33,7 +49,9 @@ def _pretty(value: Any, expand: int, indent: str) -> str:
         return "{\n" + ",\n".join(members) + f"\n{indent}}}"
     if expand > 0 and isinstance(value, list) and value:
         return "[\n" + ",\n".join(inner + _pretty(v, expand - 1, inner) for v in value) + f"\n{indent}]"
-    return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, _Rendered):
+        return str.__str__(value)
+    return json.dumps(value, ensure_ascii=False, check_circular=False)
 
 
 def render_jsonl(report: Report) -> str:
