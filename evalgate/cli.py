@@ -124,7 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         gc.freeze()
     lines: list[str] = []  # --format json: each result's line, rendered while the workers read on
     if args.format == "json":
-        from evalgate.report.jsonfile import render_json, result_line
+        from evalgate.report.jsonfile import json_pieces, result_line
 
         def each(result: FileResult) -> None:
             lines.append(result_line(result))
@@ -138,19 +138,22 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         for alert in record_run(report, config.history).alerts:
             print(f"evalgate: trend alert: {alert}", file=sys.stderr)
-    if args.format == "json":
-        text = render_json(report, lines)
-    else:
-        text = render(report, args.format, verbose=args.verbose)
+    # --format json: the report in pieces (no 2 MB copy of it made and encoded again)
+    pieces = (
+        json_pieces(report, lines)
+        if args.format == "json"
+        else [render(report, args.format, verbose=args.verbose)]
+    )
     if args.output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.writelines(pieces)
         except OSError as exc:
-            sys.stdout.write(text)
+            sys.stdout.writelines(pieces)
             print(f"evalgate: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_USAGE
     else:
-        sys.stdout.write(text)
+        sys.stdout.writelines(pieces)
     return exit_code(report)
 
 

@@ -15,9 +15,28 @@ def render_json(report: Report, lines: Sequence[str] | None = None) -> str:
     `evalgate check` renders them while its workers read the next files."""
     if lines is None:
         return pretty_json(report.to_json(), expand=2)
+    return "".join(json_pieces(report, lines))
+
+
+def json_pieces(report: Report, lines: Sequence[str]) -> list[str]:
+    """`render_json(report, lines)` as pieces to write one after the other: the report around the
+    results, and the lines between their separators, so that no copy of the whole (2 MB for the
+    corpus) is made and then encoded again."""
     if len(lines) != len(report.results):
         raise ValueError(f"{len(lines)} rendered lines for {len(report.results)} results")
-    return pretty_json(report.to_json(results=[_Rendered(line) for line in lines]), expand=2)
+    if not lines:
+        return [pretty_json(report.to_json(), expand=2)]
+    # one stand-in result, then the lines in its place (json.dumps escapes every control character,
+    # so the stand-in occurs nowhere else)
+    before, after = pretty_json(report.to_json(results=[_Rendered(_LINES)]), expand=2).split(_LINES)
+    pieces = [before]
+    for line in lines:
+        pieces += (line, ",\n    ")
+    pieces[-1] = after
+    return pieces
+
+
+_LINES = "\x00results\x00"
 
 
 def result_line(result: FileResult) -> str:

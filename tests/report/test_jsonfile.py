@@ -4,13 +4,14 @@ result per line."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalgate.config import Config
-from evalgate.report.jsonfile import pretty_json, render_json, result_line
+from evalgate.report.jsonfile import json_pieces, pretty_json, render_json, result_line
 from evalgate.run import run
 
 JSON = st.recursive(
@@ -58,5 +59,13 @@ def test_lines_rendered_during_the_run_make_the_same_report(tmp_path, jobs) -> N
     assert [json.loads(line)["path"] for line in lines] == [r.path for r in report.results]
     assert report.results[0].path == "missing.md" and report.results[6].verdict.value == "ERROR"
     assert render_json(report, lines) == render_json(report)
+    assert "".join(json_pieces(report, lines)) == render_json(report)  # what the command writes
     with pytest.raises(ValueError, match="70 rendered lines for 71 results"):
         render_json(report, lines[1:])
+
+
+def test_a_report_without_results_in_pieces_is_the_same_text(tmp_path) -> None:
+    report = run(Config(), [str(tmp_path / "nothing-*.md")])  # a glob that matches nothing: one error
+    report = replace(report, results=())
+    assert "".join(json_pieces(report, [])) == render_json(report) == render_json(report, [])
+    assert json.loads(render_json(report))["results"] == []
