@@ -117,7 +117,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     paths = args.paths or [config.paths]
     update, stop = _progress_bar(True)
-    if args.whole_process:
+    if getattr(args, "whole_process", False):  # set by main(); False for any other caller
         # This process ends with this command, and what it has imported by now lives until then:
         # frozen, the collector no longer walks it (on the corpus a full collection during the report
         # and the one at exit cost ~57 M instructions, 3% of the main process).
