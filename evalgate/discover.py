@@ -64,18 +64,33 @@ def _escapes_root(path: Path, root: Path) -> bool:
     return not resolved.is_relative_to(root) and absolute.is_relative_to(root)
 
 
-def _markdown_under(directory: Path) -> list[tuple[Path, bool]]:
-    """The `*.md` files below `directory` in a stable order, each with whether it is a symlink. The walk
-    never enters a symlinked directory, so a file that is no symlink resolves to where its directory
-    does: it escapes the root exactly when `directory` does (checked once, not per file)."""
-    found: list[tuple[Path, bool]] = []
-    for dirpath, dirnames, filenames in os.walk(directory):
+def _markdown_under(directory: Path) -> list[tuple[Path, str, bool]]:
+    """The `*.md` files below `directory` in a stable order, each with its path from `directory` (with
+    `/`) and whether it is a symlink. The walk never enters a symlinked directory, so a file that is no
+    symlink resolves to where its directory does: it escapes the root exactly when `directory` does
+    (checked once, not per file)."""
+    found: list[tuple[Path, str, bool]] = []
+    top = os.fspath(directory)
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        below = "" if dirpath == top else os.path.relpath(dirpath, top).replace(os.sep, "/") + "/"
         for name in sorted(filenames):
             if name.lower().endswith(".md"):
                 full = os.path.join(dirpath, name)
-                found.append((Path(full), os.path.islink(full)))
+                found.append((Path(full), below + name, os.path.islink(full)))
     return found
+
+
+def _shown_below(directory: Path, base: Path) -> str | None:
+    """What `display_path` puts before the path from `directory` of every file below it, or None
+    when that is not one prefix (`base` lies inside `directory`, or a platform whose separator is not
+    `/`). Shown from the directory once instead of per file: display_path was two thirds of
+    discovering the corpus's 453 files."""
+    absolute = Path(os.path.abspath(directory))
+    if os.sep != "/" or (absolute != base and base.is_relative_to(absolute)):
+        return None
+    shown = display_path(directory, base)
+    return "" if shown == "." else shown + "/"
 
 
 def discover(
@@ -88,9 +103,10 @@ def discover(
     problems: list[TargetProblem] = []
     seen: set[str] = set()
 
-    def add(p: Path, *, contained: bool = False) -> None:
-        """`contained`: known not to escape the root (a plain file of a walked directory that does not)."""
-        shown = display_path(p, base)
+    def add(p: Path, *, contained: bool = False, shown: str | None = None) -> None:
+        """`contained`: known not to escape the root (a plain file of a walked directory that does not);
+        `shown`: its display path when already known."""
+        shown = display_path(p, base) if shown is None else shown
         if shown in seen:
             return
         seen.add(shown)
@@ -112,8 +128,9 @@ def discover(
             walked = _markdown_under(p)
             if not walked:
                 problems.append(TargetProblem(raw, "directory contains no markdown (*.md) files"))
-            for f, link in walked:
-                add(f, contained=not link)
+            prefix = _shown_below(p, base)
+            for f, below, link in walked:
+                add(f, contained=not link, shown=None if prefix is None else prefix + below)
         elif p.exists() or p.is_symlink():
             add(p)
         elif globlib.has_magic(raw):

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from evalgate.judging.setup import DocumentJudging
 
 Progress = Callable[[int, int], None]
+Each = Callable[[FileResult], object]
 Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
 
 
@@ -64,6 +65,30 @@ class _StructuralPass:
         return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
 
 
+# What a worker process sends back for one file: the _Evaluated without its target, which the main
+# process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
+_Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
+
+_INSTALLED: list[_StructuralPass] = []  # in a worker process: the run's pass, sent once at its start
+
+
+def _install(task: _StructuralPass) -> None:
+    """A worker's initializer: the pass (its checks and their params) arrives once per worker, not
+    pickled again with every chunk of files."""
+    _INSTALLED[:] = [task]
+
+
+def _in_worker(target: Target) -> _Outcome:
+    evaluated = _INSTALLED[0](target)
+    return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
+
+
+def _pooled(pool: ProcessPoolExecutor, targets: Sequence[Target]) -> Iterator[_Evaluated]:
+    """The targets' structural pass in the pool, in their order (each yielded when it is back)."""
+    for target, outcome in zip(targets, pool.map(_in_worker, targets, chunksize=8), strict=True):
+        yield _Evaluated(target, *outcome)
+
+
 def structural_checks(rubric: Rubric, config: Config) -> tuple[tuple[str, bool, CheckParams | None], ...]:
     """(dimension id, hard fail, params) for each deterministic dimension, read once per run; the
     repository's acronym glossary (`acronyms:` in .evalgate.yml) is merged into acronym_expansion's."""
@@ -95,8 +120,9 @@ _BATCH = 64
 
 
 @contextmanager
-def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | None]:
-    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off."""
+def _structural_pool(count: int, jobs: int, task: _StructuralPass) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off;
+    each runs `task` (see `_in_worker`)."""
     workers = min(jobs, os.cpu_count() or 1)
     if workers <= 1 or count < _POOL_THRESHOLD:
         yield None
@@ -104,7 +130,8 @@ def _structural_pool(count: int, jobs: int) -> Iterator[ProcessPoolExecutor | No
     # imported here: a run of fewer files (a pre-commit hook, one changed file) never needs them
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
+    context = _start_method()
+    with ProcessPoolExecutor(workers, context, initializer=_install, initargs=(task,)) as pool:
         yield pool
 
 
@@ -138,9 +165,12 @@ def run(
     *,
     base: Path | None = None,
     progress: Progress | None = None,
+    each: Each | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
-    file: a file that cannot be evaluated gets an ERROR result with a clear message.
+    file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
+    called with every result, in the report's order, as soon as its batch is decided (while the
+    workers read the next files).
 
     Large runs share the structural pass with worker processes: forked when this process runs no other
     thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
@@ -158,21 +188,23 @@ def run(
         checks=structural_checks(rubric, config),
         keep_document=bool(judges),
     )
-    results: list[FileResult] = [error_result(p.display, p.message) for p in problems]
+    results: list[FileResult] = []
+    _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
-    with _structural_pool(len(targets), config.jobs) as pool, _judging(config, rubric, judges) as judging:
+    pool_of = _structural_pool(len(targets), config.jobs, task)
+    with pool_of as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
-        ahead = iter(pool.map(task, targets, chunksize=8)) if pool is not None and not judges else None
+        ahead = _pooled(pool, targets) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
             evaluated: Iterable[_Evaluated]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
             else:
-                evaluated = pool.map(task, chunk, chunksize=8) if pool else map(task, chunk)
-            results.extend(_run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)))
+                evaluated = _pooled(pool, chunk) if pool else map(task, chunk)
+            _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
             if progress is not None:
@@ -197,6 +229,13 @@ def run(
         scale = (rubric.scale.min, rubric.scale.max)
         report = replace(report, agreement=agreement_by_dimension(report, scale=scale))
     return report
+
+
+def _extend(results: list[FileResult], decided: list[FileResult], each: Each | None) -> None:
+    results.extend(decided)
+    if each is not None:
+        for result in decided:
+            each(result)
 
 
 @contextmanager

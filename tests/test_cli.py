@@ -311,3 +311,28 @@ def test_an_unreadable_file_is_named_as_given_not_by_its_absolute_path(workdir, 
     assert result["error"] == message
     assert main(["fix", "notes"]) == 2
     assert capsys.readouterr().err == f"evalgate: {message}\n"
+
+
+def test_only_the_process_own_command_freezes_the_heap(workdir):
+    """`evalgate check` as the process's command (argv from sys.argv) freezes what it imported before
+    the run, so the collector stops walking it; called as a function (tests, a long-lived caller) it
+    leaves the collector alone, as a freeze would keep that process's garbage cycles forever."""
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "import gc, sys\n"
+        "import evalgate.run\n"
+        "from evalgate.cli import main\n"
+        "real = evalgate.run.run\n"
+        "def spy(*args, **kwargs):\n"
+        "    print(gc.get_freeze_count() > 0)\n"
+        "    return real(*args, **kwargs)\n"
+        "evalgate.run.run = spy\n"
+        "main(['check', 'item.md', '--judge', 'none', '--output', 'a.txt'])\n"
+        "sys.argv = ['evalgate', 'check', 'item.md', '--judge', 'none', '--output', 'b.txt']\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=workdir
+    )
+    assert proc.stdout.split() == ["False", "True"]
+    assert (workdir / "a.txt").read_bytes() == (workdir / "b.txt").read_bytes()

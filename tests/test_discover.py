@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 
-from evalgate.discover import discover, in_shard
+import pytest
+
+from evalgate.discover import discover, display_path, in_shard
 
 
 def write(p, text="# x\n"):
@@ -68,3 +70,28 @@ def test_a_symlinked_directory_is_judged_by_where_it_leads(tmp_path):
     files, problems = discover(["alias", "out"], root, base=root)
     assert [f.display for f in files] == ["alias/a.md"]
     assert [(p.display, "outside the repository root" in p.message) for p in problems] == [("out", True)]
+
+
+@pytest.mark.parametrize(
+    ("base", "target"),
+    [
+        ("repo", "."),  # the directory is the base
+        ("repo", "docs"),  # below the base
+        ("repo", "docs/../docs/deep/"),  # spelled with .. and a trailing slash
+        ("repo/docs", ".."),  # the base lies inside the directory: each file on its own
+        ("repo/docs/deep", "../../other"),  # beside the base
+        ("elsewhere", "../repo/docs"),  # outside the base altogether
+    ],
+)
+def test_a_walked_directory_shows_each_file_as_display_path_does(tmp_path, base, target):
+    """Files of a walked directory are shown from the directory's own display path (worked out
+    once); every one must read as display_path shows that file by itself, links included."""
+    for name in ("repo/a.md", "repo/docs/b.md", "repo/docs/deep/c.md", "repo/docs/deep/e f.md"):
+        write(tmp_path / name)
+    write(tmp_path / "repo" / "other" / "d.md")
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "repo" / "a.md", tmp_path / "repo" / "docs" / "link.md")
+    base_dir = tmp_path / base
+    files, problems = discover([target], tmp_path / "repo", base=base_dir)
+    assert problems == [] and files
+    assert [f.display for f in files] == [display_path(f.path, base_dir) for f in files]

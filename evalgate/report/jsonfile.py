@@ -3,14 +3,49 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from evalgate.results import Report
+from evalgate.results import FileResult, Report
 
 
-def render_json(report: Report) -> str:
-    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order, one result per line."""
-    return pretty_json(report.to_json(), expand=2)
+def render_json(report: Report, lines: Sequence[str] | None = None) -> str:
+    """`{"rubric": {...}, "results": [...], "summary": {...}}`, stable key order, one result per line.
+    `lines`: the results' lines already rendered (`result_line`, one per result in order), as
+    `evalgate check` renders them while its workers read the next files."""
+    if lines is None:
+        return pretty_json(report.to_json(), expand=2)
+    return "".join(json_pieces(report, lines))
+
+
+def json_pieces(report: Report, lines: Sequence[str]) -> list[str]:
+    """`render_json(report, lines)` as pieces to write one after the other: the report around the
+    results, and the lines between their separators, so that no copy of the whole (2 MB for the
+    corpus) is made and then encoded again."""
+    if len(lines) != len(report.results):
+        raise ValueError(f"{len(lines)} rendered lines for {len(report.results)} results")
+    if not lines:
+        return [pretty_json(report.to_json(), expand=2)]
+    # one stand-in result, then the lines in its place (json.dumps escapes every control character,
+    # so the stand-in occurs nowhere else)
+    before, after = pretty_json(report.to_json(results=[_Rendered(_LINES)]), expand=2).split(_LINES)
+    pieces = [before]
+    for line in lines:
+        pieces += (line, ",\n    ")
+    pieces[-1] = after
+    return pieces
+
+
+_LINES = "\x00results\x00"
+
+
+def result_line(result: FileResult) -> str:
+    """One result as the JSON report writes it, on one line."""
+    return json.dumps(result.to_json(), ensure_ascii=False, check_circular=False)
+
+
+class _Rendered(str):
+    """JSON text already rendered, written as it is."""
 
 
 def pretty_json(value: Any, *, expand: int) -> str:
@@ -33,7 +68,9 @@ def _pretty(value: Any, expand: int, indent: str) -> str:
         return "{\n" + ",\n".join(members) + f"\n{indent}}}"
     if expand > 0 and isinstance(value, list) and value:
         return "[\n" + ",\n".join(inner + _pretty(v, expand - 1, inner) for v in value) + f"\n{indent}]"
-    return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, _Rendered):
+        return str.__str__(value)
+    return json.dumps(value, ensure_ascii=False, check_circular=False)
 
 
 def render_jsonl(report: Report) -> str:
