@@ -244,11 +244,9 @@ def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[
     if not judges or not rubric.judged:
         yield None
         return
-    from concurrent.futures import ThreadPoolExecutor
+    from evalgate.judging.setup import DocumentJudging, judge_pool
 
-    from evalgate.judging.setup import DocumentJudging
-
-    with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as threads:
+    with judge_pool(config) as threads:
         yield DocumentJudging(config, rubric, judges, threads)
 
 

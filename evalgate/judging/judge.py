@@ -8,8 +8,10 @@ error with the reason: `judge_document` never raises, so one bad judge call cann
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from statistics import fmean
 
@@ -44,6 +46,9 @@ class JudgeJob:
     seed: int
     cache: JudgeCache | None = None
     repair: bool = True
+    # Held around each backend call when the pool has more threads than calls may be in flight
+    # (DocumentJudging): rendering the prompt and parsing the reply happen outside it.
+    slots: threading.Semaphore | None = None
 
 
 def judge_label(backend: Backend) -> str:
@@ -129,10 +134,12 @@ def _accounting(backend: Backend, replies: Sequence[Reply], parsed: ParsedReply,
     )
 
 
-def _complete(backend: Backend, prompt: str) -> Reply:
-    """One backend call; any failure (including an empty reply) is a BackendError with a reason."""
+def _complete(backend: Backend, prompt: str, slots: threading.Semaphore | None = None) -> Reply:
+    """One backend call (holding one of `slots`, if given); any failure (including an empty reply) is a
+    BackendError with a reason."""
     try:
-        reply = backend.complete(prompt)
+        with slots if slots is not None else nullcontext():
+            reply = backend.complete(prompt)
     except BackendError:
         raise
     except Exception as exc:  # a backend bug must not crash the run either
@@ -187,18 +194,19 @@ def _ask(
     prompt: RenderedPrompt,
     parse: Callable[[str], ParsedReply],
     repair: bool,
+    slots: threading.Semaphore | None = None,
 ) -> tuple[ParsedReply, list[Reply], int]:
     """The call, and one repair call if the reply left a dimension unusable: (parsed, replies, attempts).
 
     Raises BackendError only when the first call fails; a failed repair keeps the first reply's parse.
     """
-    replies = [_complete(backend, prompt.text)]
+    replies = [_complete(backend, prompt.text, slots)]
     parsed = parse(replies[0].text)
     if parsed.complete or not repair:
         return parsed, replies, 1
     try:
         repair_text = render_repair_prompt(rubric, prompt, replies[0].text, parsed.problems)
-        replies.append(_complete(backend, repair_text))
+        replies.append(_complete(backend, repair_text, slots))
     except (BackendError, PromptError) as exc:
         failed = ParsedReply(parsed.dimensions, parsed.overall, (*parsed.notes, f"repair call failed: {exc}"))
         return failed, replies, 2
@@ -213,8 +221,10 @@ def judge_document(
     seed: int,
     cache: JudgeCache | None = None,
     repair: bool = True,
+    slots: threading.Semaphore | None = None,
 ) -> JudgeOutcome:
-    """Ask one judge to score every judged dimension of `document`; never raises."""
+    """Ask one judge to score every judged dimension of `document`; never raises. `slots`, if given,
+    is held around each call to the backend."""
     if not rubric.judged:  # nothing to ask: no call, no cost
         return JudgeOutcome((), JudgeCall(backend.name, backend.model), seed)
     try:
@@ -246,7 +256,7 @@ def judge_document(
         call = JudgeCall(backend.name, cached.model, overall_claimed=parsed.overall, cached=True, calls=0)
     else:
         try:
-            parsed, replies, attempts = _ask(backend, rubric, prompt, parse, repair)
+            parsed, replies, attempts = _ask(backend, rubric, prompt, parse, repair, slots)
         except BackendError as exc:
             return _error_outcome(rubric, backend, seed, str(exc), calls=1, prompt=prompt)
         if cache is not None and parsed.complete:
@@ -264,7 +274,13 @@ def judge_document(
 def run_job(job: JudgeJob) -> JudgeOutcome:
     """One (document x judge) job: `judge_document` with the job's settings."""
     return judge_document(
-        job.document, job.rubric, job.backend, seed=job.seed, cache=job.cache, repair=job.repair
+        job.document,
+        job.rubric,
+        job.backend,
+        seed=job.seed,
+        cache=job.cache,
+        repair=job.repair,
+        slots=job.slots,
     )
 
 

@@ -7,6 +7,7 @@ combines several judges' results per dimension (see `evalgate.judging.ensemble`)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
@@ -52,6 +53,15 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
+def judge_pool(config: Config) -> ThreadPoolExecutor:
+    """A run's judge threads: twice `config.jobs`. The calls in flight stay at `config.jobs`
+    (DocumentJudging's slots); the other threads render the next prompts and parse the replies that
+    came back meanwhile, so a call that ends frees its slot for a prepared call at once. With as many
+    threads as calls, that work sat between one call and the next: the second wave of a fan-out of 16
+    calls, 8 in flight, started 50-90 ms after the first wave's replies."""
+    return ThreadPoolExecutor(max_workers=2 * config.jobs, thread_name_prefix="evalgate-judge")
+
+
 class DocumentJudging:
     """A run's judging, one document at a time: `submit` starts a document's calls (one per judge) on
     the executor as soon as its structural pass is done, `collect` waits for them and combines the
@@ -64,10 +74,11 @@ class DocumentJudging:
         self.executor = executor
         self.cache = JudgeCache(Path(config.cache_dir)) if config.cache else None
         self.labels = unique_labels([judge_label(j) for j in judges])
+        self.slots = threading.BoundedSemaphore(config.jobs)  # calls in flight (see judge_pool)
 
     def submit(self, document: Document) -> list[Future[JudgeOutcome]]:
-        seed, cache = self.config.seed, self.cache
-        jobs = [JudgeJob(document, self.rubric, judge, seed, cache) for judge in self.judges]
+        seed, cache, slots = self.config.seed, self.cache, self.slots
+        jobs = [JudgeJob(document, self.rubric, judge, seed, cache, slots=slots) for judge in self.judges]
         return [self.executor.submit(run_job, job) for job in jobs]
 
     def collect(
@@ -101,7 +112,7 @@ def judge_documents(
     """Judge every document with every judge; results keyed by the document's display path.
     Without an `executor`, `config.jobs` threads for this call alone."""
     if executor is None:
-        with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="evalgate-judge") as threads:
+        with judge_pool(config) as threads:
             return judge_documents(config, rubric, judges, documents, executor=threads)
     judging = DocumentJudging(config, rubric, judges, executor)
     present = [(path, doc, judging.submit(doc)) for path, doc in documents if doc is not None]
