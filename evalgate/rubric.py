@@ -22,7 +22,16 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 import yaml
 
-from evalgate.yamlsafe import Constraint, Invalid, error_words, json_schema, safe_load, validated
+from evalgate.yamlsafe import (
+    Checked,
+    Constraint,
+    Invalid,
+    error_words,
+    field_rule,
+    json_schema,
+    safe_load,
+    validated,
+)
 
 PACKS_DIR = Path(__file__).with_name("rubrics")
 
@@ -117,23 +126,38 @@ class _TitleAlone:
 RequiredEntry = Annotated[RequiredSectionSpec, _TitleAlone()]
 
 
+def _parents_first(specs: tuple[RequiredSectionSpec, ...] | None) -> None:
+    seen: set[str] = set()
+    for spec in specs or ():
+        if spec.within is not None and spec.within not in seen:
+            raise ValueError(f"{spec.title!r} is within {spec.within!r}, which is not listed before it")
+        seen.add(spec.title)
+
+
+def _no_blank_phrase(phrases: tuple[str, ...] | None) -> None:
+    if phrases is not None and any(not p.split() for p in phrases):
+        raise ValueError("a placeholder phrase must not be blank")
+
+
+def _abbreviations(table: dict[str, str] | None) -> None:
+    for abbr, expansion in (table or {}).items():
+        if not abbr.strip() or not expansion.strip():
+            raise ValueError(f"{abbr!r} needs a non-empty abbreviation and expansion")
+        if not (abbr + expansion).isprintable():  # a line break would add a line where it is written
+            raise ValueError(f"{abbr!r}: {expansion!r} must be one line of text")
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
 class SectionPresenceParams(CheckParams):
     """section_presence: the required sections (in order) and the template's placeholder phrases."""
 
-    required: tuple[RequiredEntry, ...] | None = None  # None: the research template's
-    placeholders: tuple[str, ...] | None = None  # None: the research template's instruction sentences
+    # None: the research template's sections, and its instruction sentences
+    required: Annotated[tuple[RequiredEntry, ...] | None, Checked(_parents_first)] = None
+    placeholders: Annotated[tuple[str, ...] | None, Checked(_no_blank_phrase)] = None
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
-        for spec in self.required or ():
-            if spec.within is not None and spec.within not in seen:
-                raise ValueError(
-                    f"required: {spec.title!r} is within {spec.within!r}, which is not listed before it"
-                )
-            seen.add(spec.title)
-        if self.placeholders is not None and any(not p.split() for p in self.placeholders):
-            raise ValueError("placeholders: a placeholder phrase must not be blank")
+        field_rule("required", _parents_first, self.required)
+        field_rule("placeholders", _no_blank_phrase, self.placeholders)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
@@ -151,17 +175,15 @@ class AcronymExpansionParams(CheckParams):
     acronyms.yml (the protocol's required expansions and what is accepted unexpanded)."""
 
     sections: tuple[str, ...] = ()  # section titles scanned (with their subsections); none: everything
-    required: dict[str, str] | None = None  # ABBR -> required expansion; None: acronyms.yml's table
+    # ABBR -> required expansion; None: acronyms.yml's table
+    required: Annotated[dict[str, str] | None, Checked(_abbreviations)] = None
     understood: tuple[str, ...] = ()  # accepted unexpanded, besides acronyms.yml's not_acronyms
-    expansions: dict[str, str] = field(default_factory=dict)  # ABBR -> suggested expansion (a glossary)
+    # ABBR -> suggested expansion (a glossary)
+    expansions: Annotated[dict[str, str], Checked(_abbreviations)] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for key in ("required", "expansions"):
-            for abbr, expansion in (getattr(self, key) or {}).items():
-                if not abbr.strip() or not expansion.strip():
-                    raise ValueError(f"{key}: {abbr!r} needs a non-empty abbreviation and expansion")
-                if not (abbr + expansion).isprintable():  # a line break would add a line where it is written
-                    raise ValueError(f"{key}: {abbr!r}: {expansion!r} must be one line of text")
+        field_rule("required", _abbreviations, self.required)
+        field_rule("expansions", _abbreviations, self.expansions)
 
 
 # The checks that take parameters: dimension id -> its parameters' type.
@@ -295,6 +317,16 @@ class Inputs:
     parts: tuple[InputPart, ...]
 
 
+def _unique_ids(dimensions: tuple[Dimension, ...]) -> None:
+    seen: set[str] = set()
+    for d in dimensions:
+        if d.id in seen:
+            raise ValueError(f"duplicate dimension id {d.id!r}")
+        seen.add(d.id)
+    if not dimensions:
+        raise ValueError("a rubric needs at least one dimension")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Rubric:
     """A loaded, validated rubric."""
@@ -304,19 +336,13 @@ class Rubric:
     title: str
     description: str = ""
     scale: Scale = Scale()
-    dimensions: tuple[Dimension, ...]
+    dimensions: Annotated[tuple[Dimension, ...], Checked(_unique_ids)]
     policy: Policy = Policy()
     judging: Judging = Judging()
     inputs: Inputs | None = None
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
-        for d in self.dimensions:
-            if d.id in seen:
-                raise ValueError(f"dimensions: duplicate dimension id {d.id!r}")
-            seen.add(d.id)
-        if not self.dimensions:
-            raise ValueError("dimensions: a rubric needs at least one dimension")
+        field_rule("dimensions", _unique_ids, self.dimensions)
         for d in self.dimensions:
             bad = [k for k in d.anchors if not self.scale.min <= k <= self.scale.max]
             if bad:

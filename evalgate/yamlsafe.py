@@ -79,6 +79,33 @@ class Constraint:
         return f"Constraint({', '.join(f'{k}={v!r}' for k, v in self.schema.items())})"
 
 
+class Checked:
+    """A field's own rule (a function that raises ValueError), which pydantic runs as soon as the
+    field validates, as its AfterValidator would: the error names the field and comes beside the other
+    fields' errors. The type's `__post_init__` runs the same rule (`field_rule`) for an object built
+    directly, which pydantic never sees."""
+
+    def __init__(self, rule: Any) -> None:
+        self.rule = rule
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(self._apply, handler(source))
+
+    def _apply(self, value: Any) -> Any:
+        self.rule(value)
+        return value
+
+
+def field_rule(name: str, rule: Any, value: Any) -> None:
+    """Run a field's rule in `__post_init__`; its ValueError names the field."""
+    try:
+        rule(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
 class Invalid(ValueError):
     """Data that does not validate; `errors` are pydantic's (`loc`, `type`, `msg`, ...)."""
 

@@ -189,6 +189,17 @@ def test_run_check_passes_params() -> None:
         ("claim_source_accuracy", {"min_words": 3}, "'claim_source_accuracy' takes no params"),
         ("acronym_expansion", {"sections": "Findings"}, "sections: Input should be a list"),  # not "tuple"
         ("acronym_expansion", {"required": ["GPU"]}, "required: Input should be a mapping"),
+        # a field's own rule is reported beside another field's error, not after it is fixed
+        (
+            "section_presence",
+            {"required": [{"title": "A", "within": "B"}], "bogus": 1},
+            "required: 'A' is within 'B', which is not listed before it; bogus: unknown key",
+        ),
+        (
+            "acronym_expansion",
+            {"expansions": {"GPU": " "}, "sections": 3},
+            "expansions: 'GPU' needs a non-empty",
+        ),
     ],
 )
 def test_bad_params_name_file_dimension_and_key(
