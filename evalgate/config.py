@@ -78,9 +78,8 @@ class Config:
     root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
     shard: Annotated[str, Constraint(pattern=r"^\d+/\d+$")] | None = None
     history: str | None = None
-    history_keep: Annotated[int, Constraint(ge=1)] = (
-        1000  # records the action keeps on its history branch (< 1 MB)
-    )
+    # records the action keeps on its history branch (< 1 MB)
+    history_keep: Annotated[int, Constraint(ge=1)] = 1000
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
     acronyms: Acronyms = Acronyms()
 
