@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 from evalgate.checks.acronym_expansion import find_problems  # noqa: E402
 from evalgate.checks.acronym_table import AcronymTable, with_params  # noqa: E402
 from evalgate.document import DocumentError, read_document  # noqa: E402
-from evalgate.rubric import AcronymExpansionParams, load_rubric  # noqa: E402
+from evalgate.rubric import load_rubric  # noqa: E402
+from evalgate.rubrics.params import AcronymExpansionParams  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "research-completed"
 

@@ -18,11 +18,13 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 
+from evalgate.rubrics.params import AnyParams, ParamsOfTheCheck
 from evalgate.yamlsafe import (
+    STRICT,
     Checked,
     Constraint,
     Invalid,
@@ -35,8 +37,6 @@ from evalgate.yamlsafe import (
 
 PACKS_DIR = Path(__file__).with_name("rubrics")
 
-_STRICT: dict[str, Any] = {"extra": "forbid"}  # pydantic's configuration of every rubric type
-
 
 class RubricError(Exception):
     """A rubric could not be found or does not validate; the message names the file and the key."""
@@ -44,7 +44,7 @@ class RubricError(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Scale:
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     min: int = 1
     max: int = 5
 
@@ -57,180 +57,17 @@ class Scale:
 class Example:
     """A worked example for a binary criterion: an input excerpt and whether it meets the criterion."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     text: str
     meets: bool
     why: str
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class CheckParams:
-    """A deterministic check's parameters (`params:` under its dimension). Hashable by content, so a
-    check can compile what it derives from them once per process (functools.lru_cache), not per file."""
-
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-
-    @cached_property
-    def _key(self) -> str:
-        return repr(self)  # the class and every field, in order
-
-    def __hash__(self) -> int:
-        return hash(self._key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CheckParams) and self._key == other._key
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class KeyFindingWordCountParams(CheckParams):
-    """key_finding_word_count: the claim's word floor and the list's length."""
-
-    min_words: Annotated[int, Constraint(ge=1)] = 20
-    min_findings: Annotated[int, Constraint(ge=1)] = 6
-    max_findings: Annotated[int, Constraint(ge=1)] = 12
-
-    def __post_init__(self) -> None:
-        if self.min_findings > self.max_findings:
-            raise ValueError(
-                f"min_findings ({self.min_findings}) must not exceed max_findings ({self.max_findings})"
-            )
-
-
-@dataclass(frozen=True, kw_only=True)
-class RequiredSectionSpec:
-    """One heading the template requires, matched at any level by normalised title or an alias."""
-
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    title: Annotated[str, Constraint(min_length=1)]
-    level: Annotated[int, Constraint(ge=1, le=6)] = 2  # only how a finding writes it (`## Title`)
-    aliases: tuple[str, ...] = ()
-    core: bool = False  # one of the Findings' core parts, which weigh more in the anchors
-    container: bool = False  # holds only subsections, so no own text is needed
-    within: str | None = None  # the title of the required section it belongs to
-
-
-class _TitleAlone:
-    """An entry of `required:` is a spec, or just its title (pydantic reads this when it validates)."""
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
-        from pydantic_core import core_schema
-
-        spec = handler(source)
-        return core_schema.no_info_before_validator_function(
-            lambda data: {"title": data} if isinstance(data, str) else data,
-            spec,
-            json_schema_input_schema=core_schema.union_schema([core_schema.str_schema(), spec]),
-        )
-
-
-RequiredEntry = Annotated[RequiredSectionSpec, _TitleAlone()]
-
-
-def _parents_first(specs: tuple[RequiredSectionSpec, ...] | None) -> None:
-    seen: set[str] = set()
-    for spec in specs or ():
-        if spec.within is not None and spec.within not in seen:
-            raise ValueError(f"{spec.title!r} is within {spec.within!r}, which is not listed before it")
-        seen.add(spec.title)
-
-
-def _no_blank_phrase(phrases: tuple[str, ...] | None) -> None:
-    if phrases is not None and any(not p.split() for p in phrases):
-        raise ValueError("a placeholder phrase must not be blank")
-
-
-def _abbreviations(table: dict[str, str] | None) -> None:
-    for abbr, expansion in (table or {}).items():
-        if not abbr.strip() or not expansion.strip():
-            raise ValueError(f"{abbr!r} needs a non-empty abbreviation and expansion")
-        if not (abbr + expansion).isprintable():  # a line break would add a line where it is written
-            raise ValueError(f"{abbr!r}: {expansion!r} must be one line of text")
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class SectionPresenceParams(CheckParams):
-    """section_presence: the required sections (in order) and the template's placeholder phrases."""
-
-    # None: the research template's sections, and its instruction sentences
-    required: Annotated[tuple[RequiredEntry, ...] | None, Checked(_parents_first)] = None
-    placeholders: Annotated[tuple[str, ...] | None, Checked(_no_blank_phrase)] = None
-
-    def __post_init__(self) -> None:
-        field_rule("required", _parents_first, self.required)
-        field_rule("placeholders", _no_blank_phrase, self.placeholders)
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class EvidenceMapCoverageParams(CheckParams):
-    """evidence_map_coverage: the content-word share at which a finding and a row match."""
-
-    match_threshold: Annotated[float, Constraint(gt=0, le=1)] = 0.34
-    # leftovers, taking rows in document order
-    order_threshold: Annotated[float, Constraint(gt=0, le=1)] = 0.15
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class AcronymExpansionParams(CheckParams):
-    """acronym_expansion: where it looks, and the rubric's own acronym data on top of the bundled
-    acronyms.yml (the protocol's required expansions and what is accepted unexpanded)."""
-
-    sections: tuple[str, ...] = ()  # section titles scanned (with their subsections); none: everything
-    # ABBR -> required expansion; None: acronyms.yml's table
-    required: Annotated[dict[str, str] | None, Checked(_abbreviations)] = None
-    understood: tuple[str, ...] = ()  # accepted unexpanded, besides acronyms.yml's not_acronyms
-    # ABBR -> suggested expansion (a glossary)
-    expansions: Annotated[dict[str, str], Checked(_abbreviations)] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        field_rule("required", _abbreviations, self.required)
-        field_rule("expansions", _abbreviations, self.expansions)
-
-
-# The checks that take parameters: dimension id -> its parameters' type.
-CHECK_PARAMS: dict[str, type[CheckParams]] = {
-    "key_finding_word_count": KeyFindingWordCountParams,
-    "section_presence": SectionPresenceParams,
-    "evidence_map_coverage": EvidenceMapCoverageParams,
-    "acronym_expansion": AcronymExpansionParams,
-}
-AnyParams = Union[  # noqa: UP007  (the JSON schema names each type)
-    KeyFindingWordCountParams, SectionPresenceParams, EvidenceMapCoverageParams, AcronymExpansionParams
-]
-
-
-def _params_of_this_check(value: Any, info: Any) -> Any:
-    if value is None or isinstance(value, CheckParams):
-        return value
-    dimension_id = info.data.get("id")
-    kind = CHECK_PARAMS.get(str(dimension_id))
-    if kind is None or info.data.get("kind") != "deterministic":
-        known = ", ".join(CHECK_PARAMS)
-        raise ValueError(f"{dimension_id!r} takes no params (deterministic checks that do: {known})")
-    if not isinstance(value, dict):
-        raise ValueError("params must be a mapping of parameter names to values")
-    try:
-        return validated(kind, value)
-    except Invalid as exc:
-        details = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {error_words(e)}" for e in exc.errors
-        )
-        raise ValueError(details) from None
-
-
-class _ParamsOfTheCheck:
-    """A dimension's `params:` validate as the parameters of the check named by its id."""
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
-        from pydantic_core import core_schema
-
-        return core_schema.with_info_before_validator_function(_params_of_this_check, handler(source))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Dimension:
     """One thing the rubric measures."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     id: Annotated[str, Constraint(pattern=r"^[a-z][a-z0-9_]*$")]
     kind: Literal["deterministic", "judge"]
     title: str
@@ -242,14 +79,14 @@ class Dimension:
     # a judged dimension may also be computed mechanically by this deterministic check id
     mechanical: str | None = None
     # a deterministic check's parameters (see CHECK_PARAMS); absent: the check's defaults
-    params: Annotated[AnyParams | None, _ParamsOfTheCheck()] = None
+    params: Annotated[AnyParams | None, ParamsOfTheCheck()] = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Bands:
     """Named bands over the (ensemble) mean, checked from the top: the first whose floor is met."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     floors: dict[str, float]
 
 
@@ -257,7 +94,7 @@ class Bands:
 class Ensemble:
     """How several judges' scores combine (used only when more than one judge is configured)."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     aggregation: Literal["mean", "median"] = "mean"
     strict_pass_judges: int | None = None  # at least this many judges' means ...
     strict_pass_mean: float | None = None  # ... are >= this
@@ -277,7 +114,7 @@ class Ensemble:
 class Policy:
     """The gate's rules. A judge's own OVERALL claim is never part of them."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     fail_on_score: int | None = 1  # any dimension at or below this fails the file
     min_each: int | None = 3  # every scored dimension must reach this
     min_mean: float | None = 4.0  # the mean over scored dimensions must reach this
@@ -290,7 +127,7 @@ class Policy:
 class Judging:
     """How judged dimensions are asked for."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     template: str = "likert-table.md.j2"
     reply: Literal["table", "json"] = "table"
     instructions: str = ""
@@ -300,7 +137,7 @@ class Judging:
 class InputPart:
     """One named part of a structured input item (e.g. `persona`, `materials`, `response`)."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     name: Annotated[str, Constraint(pattern=r"^[a-z][a-z0-9_]*$")]
     description: str = ""
     required: bool = True
@@ -312,7 +149,7 @@ class Inputs:
     named parts. Only these parts reach the judge, so any other key in the file (labels, the model or
     configuration that produced the response) stays hidden from it."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     format: Literal["yaml"] = "yaml"
     parts: tuple[InputPart, ...]
 
@@ -331,7 +168,7 @@ def _unique_ids(dimensions: tuple[Dimension, ...]) -> None:
 class Rubric:
     """A loaded, validated rubric."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
     id: Annotated[str, Constraint(pattern=r"^[a-z][a-z0-9-]*$")]
     title: str
     description: str = ""

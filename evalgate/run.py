@@ -18,7 +18,8 @@ from evalgate.discover import Target, discover, in_shard, repository_root
 from evalgate.document import Document, DocumentError, front_matter_warning, read_document
 from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
-from evalgate.rubric import AcronymExpansionParams, CheckParams, Rubric, load_rubric
+from evalgate.rubric import Rubric, load_rubric
+from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

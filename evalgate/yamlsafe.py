@@ -54,6 +54,8 @@ def yaml_words(message: str) -> str:
 T = TypeVar("T")
 
 
+STRICT: dict[str, Any] = {"extra": "forbid"}  # pydantic's configuration of a type that refuses unknown keys
+
 _BOUNDS = {"ge": operator.ge, "gt": operator.gt, "le": operator.le, "lt": operator.lt}
 
 

@@ -37,8 +37,8 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-# A root module's data directory belongs to it: evalgate/rubrics/ holds the rubric module's packs (the
-# YAML and, in compiled.py, their validated form, which is made of the rubric module's types).
+# A root module's data directory belongs to it: evalgate/rubrics/ holds the rubric's data, the packs
+# (the YAML and, in compiled.py, their validated form) and the checks' params types (params.py).
 DATA_OF = {"evalgate.rubrics": "evalgate.rubric"}
 
 

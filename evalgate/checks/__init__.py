@@ -4,7 +4,7 @@ Takes a parsed document (and, for structured items, its parts); gives a `CheckOu
 exact and the same on every run. One module per check, and an explicit registry.
 
 A check is a function `check(document, params=None) -> CheckOutcome`, where `params` is its dimension's
-`params:` from the rubric (a validated, hashable `evalgate.rubric.CheckParams`; None: the check's
+`params:` from the rubric (a validated, hashable `evalgate.rubrics.params.CheckParams`; None: the check's
 defaults, which are the research-loop rubric's shipped values). What a check derives from its params
 (regexes, tables) is cached by the params, so a run prepares it once per process, not per file.
 `run_check` turns a check into the one result shape every dimension shares; a check that raises
@@ -20,7 +20,7 @@ from typing import Any
 
 from evalgate.document import Document
 from evalgate.results import DimensionResult, Finding, Status
-from evalgate.rubric import CheckParams
+from evalgate.rubrics.params import CheckParams
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lin
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.document import Document, normalise_title
 from evalgate.results import Finding
-from evalgate.rubric import AcronymExpansionParams
+from evalgate.rubrics.params import AcronymExpansionParams
 
 __all__ = [
     "AcronymProblem",

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
-from evalgate.rubric import AcronymExpansionParams
+from evalgate.rubrics.params import AcronymExpansionParams
 from evalgate.yamlsafe import safe_load
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})

@@ -20,7 +20,7 @@ from evalgate.checks import CheckOutcome
 from evalgate.document import Document, EvidenceRow, KeyFinding
 from evalgate.document.findings import DOI, URL
 from evalgate.results import Finding
-from evalgate.rubric import EvidenceMapCoverageParams
+from evalgate.rubrics.params import EvidenceMapCoverageParams
 
 DEFAULTS = EvidenceMapCoverageParams()
 MATCH_THRESHOLD = DEFAULTS.match_threshold

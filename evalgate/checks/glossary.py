@@ -26,7 +26,7 @@ from evalgate.checks.acronym_expansion import prose_lines
 from evalgate.checks.acronym_forms import expansion_before, initials_spell
 from evalgate.config import Acronyms, ConfigError, read_yaml
 from evalgate.document import Document, DocumentError, read_document
-from evalgate.rubric import AcronymExpansionParams
+from evalgate.rubrics.params import AcronymExpansionParams
 
 _ABBR = r"[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*"
 _KEY = re.compile(rf"^(?:{_ABBR}|[A-Z]{{2,}})$")  # what may be a glossary key: capitals, maybe mixed

@@ -17,7 +17,7 @@ from evalgate.checks import CheckOutcome
 from evalgate.document import Document
 from evalgate.document.findings import URL
 from evalgate.results import Finding
-from evalgate.rubric import KeyFindingWordCountParams
+from evalgate.rubrics.params import KeyFindingWordCountParams
 
 DEFAULTS = KeyFindingWordCountParams()
 MIN_WORDS = DEFAULTS.min_words

@@ -24,7 +24,7 @@ from evalgate.checks import CheckOutcome
 from evalgate.document import Document, Section, normalise_title
 from evalgate.document.asciifold import ascii_lowered
 from evalgate.results import Finding
-from evalgate.rubric import RequiredSectionSpec, SectionPresenceParams
+from evalgate.rubrics.params import RequiredSectionSpec, SectionPresenceParams
 
 
 @dataclass(frozen=True)

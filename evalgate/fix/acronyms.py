@@ -31,7 +31,7 @@ from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.acronym_table import AcronymTable, with_params
 from evalgate.document import Document, parse_document
 from evalgate.fix.regions import Guard
-from evalgate.rubric import AcronymExpansionParams, CheckParams
+from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 _REVERSED_SPAN = re.compile(r"\([^()]*\)")  # from the `(` before the acronym to its `)`
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]+\b")  # an acronym inside a suggested expansion

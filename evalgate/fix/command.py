@@ -27,7 +27,8 @@ from evalgate.config import Config, load_config
 from evalgate.document import DocumentError, normalise_text, read_document
 from evalgate.fix.acronyms import FixResult, fix_text
 from evalgate.results import EXIT_PASS, EXIT_USAGE
-from evalgate.rubric import AcronymExpansionParams, CheckParams, Rubric, load_rubric
+from evalgate.rubric import Rubric, load_rubric
+from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 EXIT_PENDING = 1
 

@@ -8,6 +8,7 @@ stale. Loading the packs this way keeps pydantic out of a run that validates no 
 from __future__ import annotations
 
 from evalgate.rubric import *  # noqa: F403
+from evalgate.rubrics.params import *  # noqa: F403
 
 PACKS = {
     'knowledge-work': (

@@ -17,15 +17,12 @@ from evalgate.checks import section_presence as sp
 from evalgate.checks.acronym_table import load_table
 from evalgate.cli import main
 from evalgate.document import parse_document
-from evalgate.rubric import (
+from evalgate.rubric import RubricError, load_rubric, parse_rubric, rubric_json_schema
+from evalgate.rubrics.params import (
     AcronymExpansionParams,
     EvidenceMapCoverageParams,
     KeyFindingWordCountParams,
-    RubricError,
     SectionPresenceParams,
-    load_rubric,
-    parse_rubric,
-    rubric_json_schema,
 )
 from evalgate.yamlsafe import validated
 from tests.checks.research_item import FINDINGS, research_item

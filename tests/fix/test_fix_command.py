@@ -14,7 +14,7 @@ import pytest
 
 from evalgate.cli import main
 from evalgate.fix import command
-from evalgate.rubric import AcronymExpansionParams
+from evalgate.rubrics.params import AcronymExpansionParams
 from tests.checks.research_item import FINDINGS, research_item
 
 

@@ -20,7 +20,8 @@ from evalgate.checks.acronym_table import with_params
 from evalgate.config import load_config
 from evalgate.document import normalise_text, parse_document
 from evalgate.fix.command import _plan, fix_bytes
-from evalgate.rubric import AcronymExpansionParams, load_rubric
+from evalgate.rubric import load_rubric
+from evalgate.rubrics.params import AcronymExpansionParams
 
 _PARAMS, _OTHERS = _plan(load_rubric("research-loop"), load_config(None, required=False))
 assert _PARAMS is not None
