@@ -46,8 +46,7 @@ def safe_load(text: str, *, dates: bool = True) -> Any:
 def yaml_words(message: str) -> str:
     """A validation message in the words of the YAML its author wrote: pydantic says "a valid tuple"
     for a list and "a (valid) dictionary or (an) instance of SomeType" for a mapping."""
-    message = message.replace("a valid tuple", "a list").replace("a valid dictionary", "a mapping")
-    message = message.replace("be a dictionary or an instance of", "be a mapping or an instance of")
+    message = re.sub(r"a (?:valid )?dictionary", "a mapping", message.replace("a valid tuple", "a list"))
     return re.sub(r" or (an )?instance of \w+", "", message).removeprefix("Value error, ")
 
 
