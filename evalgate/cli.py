@@ -229,9 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except Exception as exc:
         # imported only now: a structural run never loads the judging stack (tests/test_cli.py)
-        from evalgate.judging.backends import UnknownBackendError
+        from evalgate.judging.backends import JudgeSpecError
 
-        if not isinstance(exc, UnknownBackendError):
+        if not isinstance(exc, JudgeSpecError):
             raise
         print(f"evalgate: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -295,6 +295,30 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
     assert main(["check", "item.md", "--jobs", "0"]) == 2
 
 
+def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_stack(workdir):
+    """`requests` (with urllib3, charset_normalizer and idna) cost a judged run ~0.1 s before its
+    first call and as much again at exit; the judge backends speak HTTP with the standard library."""
+    from tests.support.openai_server import ModelServer, ServerReply
+
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "from evalgate.cli import main\n"
+        "print(main(['check', 'item.md', '--judge', 'openai:m', '--no-cache', '--format', 'json', "
+        "'--output', 'out.json']))\n"
+    )
+    with ModelServer(lambda body: ServerReply(text="| x | 3 | - | - |\n\nOVERALL: PASS\n")) as server:
+        environ = {**os.environ, "OPENAI_BASE_URL": server.base_url}
+        code = script + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=workdir, env=environ
+        )
+        assert server.requests  # the judge was asked (and asked again: this reply lacks dimensions)
+    *_printed, modules = proc.stdout.splitlines()
+    loaded = json.loads(modules)
+    assert "evalgate.judging.backends.transport" in loaded
+    assert [m for m in ("requests", "urllib3", "charset_normalizer", "idna") if m in loaded] == []
+
+
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):
     _, loaded = _loaded_after("import evalgate.github.action", tmp_path)
     assert [m for m in ("requests", "urllib3", "jinja2", "rich", "multiprocessing") if m in loaded] == []

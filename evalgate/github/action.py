@@ -41,7 +41,7 @@ from evalgate.github.policy import POLICY_SOURCES, PolicyError, PolicyFrom, repo
 from evalgate.github.publish import context_from_env, publish
 from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
-from evalgate.judging.backends import UnknownBackendError
+from evalgate.judging.backends import JudgeSpecError
 from evalgate.report.render import render
 from evalgate.results import EXIT_USAGE, Report, exit_code
 from evalgate.rubric import RubricError
@@ -301,7 +301,7 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
         config = policy.config
         report, pr_number, report_sha = evaluate(env, inputs, config, workspace)
     except (
-        ActionInputError, ConfigError, RubricError, UnknownBackendError, ChangeDetectionError, PolicyError
+        ActionInputError, ConfigError, RubricError, JudgeSpecError, ChangeDetectionError, PolicyError
     ) as exc:  # fmt: skip
         return _fail_configuration(str(exc), env, out)
     report = policy.apply(report, out)

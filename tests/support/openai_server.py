@@ -146,6 +146,7 @@ class _BoundedThreadingServer(ThreadingHTTPServer):
         super().__init__(address, handler)
         self.slots = threading.BoundedSemaphore(max_workers)
         self.model_server: ModelServer | None = None
+        self.connections = 0  # accepted so far (a kept-alive connection serves several requests)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up (a timeout test, a killed CLI) is expected; anything else is printed."""
@@ -156,6 +157,7 @@ class _BoundedThreadingServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         self.slots.acquire()
+        self.connections += 1  # only the serving thread accepts, so no lock is needed
         super().process_request(request, client_address)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
@@ -264,6 +266,11 @@ class ModelServer:
     @property
     def port(self) -> int:
         return int(self._httpd.server_address[1])
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted so far."""
+        return self._httpd.connections
 
     @property
     def base_url(self) -> str:

@@ -21,7 +21,11 @@ class BackendError(Exception):
         self.retry_after = retry_after
 
 
-class UnknownBackendError(ValueError):
+class JudgeSpecError(ValueError):
+    """A --judge spec from which no backend can be built (a user error: said in one line, exit 2)."""
+
+
+class UnknownBackendError(JudgeSpecError):
     """A --judge spec names no backend; the message lists the ones that exist."""
 
 

@@ -12,12 +12,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import requests
-
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
 from evalgate.judging.backends.process import tail
 from evalgate.judging.backends.retry import parse_retry_after
+from evalgate.judging.backends.transport import HttpReply, JsonTransport, TransportError
 from evalgate.results import Reply
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -25,7 +24,7 @@ CONNECT_TIMEOUT = 10.0
 
 
 class OpenAIBackend:
-    """Chat completions at `{base_url}/chat/completions`; one call per `complete`."""
+    """Chat completions at `{base_url}/chat/completions`; one call per `complete` (thread-safe)."""
 
     name = "openai"
 
@@ -38,7 +37,6 @@ class OpenAIBackend:
         timeout: float = 300.0,
         prices: PriceTable | None = None,
         environ: Mapping[str, str] | None = None,
-        session: requests.Session | None = None,
     ) -> None:
         env = os.environ if environ is None else environ
         self.model = model
@@ -46,7 +44,11 @@ class OpenAIBackend:
         self.api_key = api_key if api_key is not None else env.get("OPENAI_API_KEY")
         self.timeout = timeout
         self.prices = prices
-        self.session = session or requests.Session()
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base URL {self.base_url!r} (OPENAI_BASE_URL) is not an http(s):// URL")
+        self.transport = JsonTransport(
+            self.url, connect_timeout=CONNECT_TIMEOUT, timeout=timeout, environ=env
+        )
 
     @property
     def url(self) -> str:
@@ -55,9 +57,7 @@ class OpenAIBackend:
     def complete(self, prompt: str) -> Reply:
         """Send the prompt as one user message; return the reply text with usage and cost."""
         label = f"{self.name}:{self.model}"
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         payload = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -66,19 +66,11 @@ class OpenAIBackend:
         }
         started = time.perf_counter()
         try:
-            response = self.session.post(
-                self.url, json=payload, headers=headers, timeout=(CONNECT_TIMEOUT, self.timeout)
-            )
-        except requests.exceptions.ConnectTimeout:
-            raise BackendError(f"{label}: connect timed out at {self.url}", retryable=True) from None
-        except requests.exceptions.Timeout:
-            # Not retried: the model may be working on it, and a second try would double the wait and cost.
-            raise BackendError(f"{label}: no reply within {self.timeout:g} s from {self.url}") from None
-        except requests.exceptions.ConnectionError as error:
-            reason = f"{label}: {_connection_reason(error)} at {self.url}"
-            raise BackendError(reason, retryable=True) from None
+            response = self.transport.post(payload, headers)
+        except TransportError as error:
+            raise _transport_error(label, self.url, self.timeout, error) from None
         latency_ms = (time.perf_counter() - started) * 1000
-        if response.status_code != 200:
+        if response.status != 200:
             raise _status_error(label, self.url, response)
         text, model, tokens_in, tokens_out = _parse_completion(label, response)
         return Reply(
@@ -91,19 +83,28 @@ class OpenAIBackend:
         )
 
 
-def _connection_reason(error: requests.exceptions.ConnectionError) -> str:
-    text = str(error)
-    if "Connection refused" in text or "Errno 111" in text:
-        return "connection refused"
-    if "RemoteDisconnected" in text or "Connection aborted" in text:
-        return "connection closed without a reply"
-    if "Name or service not known" in text or "getaddrinfo" in text or "NameResolution" in text:
-        return "host not found"
-    return "connection failed"
+_REASONS = {
+    "refused": "connection refused",
+    "closed": "connection closed without a reply",
+    "host": "host not found",
+    "failed": "connection failed",
+}
 
 
-def _status_error(label: str, url: str, response: requests.Response) -> BackendError:
-    status = response.status_code
+def _transport_error(label: str, url: str, timeout: float, error: TransportError) -> BackendError:
+    if error.kind == "connect_timeout":
+        return BackendError(f"{label}: connect timed out at {url}", retryable=True)
+    if error.kind == "timeout":
+        # Not retried: the model may be working on it, and a second try would double the wait and cost.
+        return BackendError(f"{label}: no reply within {timeout:g} s from {url}")
+    reason = _REASONS[error.kind]
+    if error.kind == "failed" and str(error) != error.kind:
+        reason += f" ({error})"  # what failed: TLS, a proxy's refusal, a reply cut short
+    return BackendError(f"{label}: {reason} at {url}", retryable=True)
+
+
+def _status_error(label: str, url: str, response: HttpReply) -> BackendError:
+    status = response.status
     detail = _error_message(response)
     reason = f"{label}: HTTP {status} from {url}" + (f": {detail}" if detail else "")
     # 408/409/429 and 5xx are the server's trouble and may pass; other 4xx (bad key, unknown model,
@@ -113,7 +114,7 @@ def _status_error(label: str, url: str, response: requests.Response) -> BackendE
     return BackendError(reason, retryable=retryable, retry_after=retry_after)
 
 
-def _error_message(response: requests.Response) -> str:
+def _error_message(response: HttpReply) -> str:
     try:
         body = response.json()
     except ValueError:
@@ -123,9 +124,7 @@ def _error_message(response: requests.Response) -> str:
     return tail(str(body), 200)
 
 
-def _parse_completion(
-    label: str, response: requests.Response
-) -> tuple[str, str | None, int | None, int | None]:
+def _parse_completion(label: str, response: HttpReply) -> tuple[str, str | None, int | None, int | None]:
     try:
         body: Any = response.json()
     except ValueError:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from evalgate.judging.backends import Backend, UnknownBackendError
+from evalgate.judging.backends import Backend, JudgeSpecError, UnknownBackendError
 from evalgate.judging.backends.command import CommandBackend
 from evalgate.judging.backends.copilot import CopilotBackend
 from evalgate.judging.backends.openai_compat import OpenAIBackend
@@ -58,7 +58,8 @@ BACKENDS: dict[str, Callable[[str, BackendSettings], Backend]] = {
 def make_backend(spec: str, **settings: Any) -> Backend:
     """Build the backend a spec names, wrapped in bounded retries (and recording if asked).
 
-    Raises UnknownBackendError for an unknown name and ValueError for a bad argument or setting.
+    Raises UnknownBackendError for an unknown name, JudgeSpecError for a bad argument (or a bad proxy
+    setting in the environment) and ValueError for an unknown setting (a programming error).
     """
     known = {f.name for f in fields(BackendSettings)}
     unknown = sorted(set(settings) - known)
@@ -70,7 +71,11 @@ def make_backend(spec: str, **settings: Any) -> Backend:
     factory = BACKENDS.get(name)
     if factory is None:
         raise UnknownBackendError(f"unknown judge backend {name!r} in {spec!r}; known: {', '.join(BACKENDS)}")
-    backend: Backend = RetryingBackend(factory(arg, config), attempts=config.attempts)
+    try:
+        built = factory(arg, config)
+    except ValueError as error:
+        raise JudgeSpecError(f"{error} (--judge {spec})") from None
+    backend: Backend = RetryingBackend(built, attempts=config.attempts)
     if config.record_dir is not None:
         backend = RecordingBackend(backend, config.record_dir)
     return backend
