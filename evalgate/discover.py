@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob as globlib
 import os
-import subprocess
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +28,45 @@ class TargetProblem:
     message: str
 
 
+# Set, these change where git looks for the repository (or which directory is its top): git decides.
+_GIT_DISCOVERY_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+)
+
+
 def repository_root(start: Path) -> Path:
-    """The git top level containing `start`, else `start` itself."""
+    """The git top level containing `start`, else `start` itself.
+
+    Found as git finds it: the nearest directory, from `start`'s real path up, holding a `.git` that is
+    a repository (a directory with a HEAD) or points to one (the `gitdir:` file of a worktree or a
+    submodule). That takes microseconds where starting `git rev-parse --show-toplevel` took 3-9 ms and
+    the `subprocess` import: a tenth of a one-file check. When the environment changes git's
+    discovery (GIT_DIR and the like), git itself is asked."""
+    if any(name in os.environ for name in _GIT_DISCOVERY_VARIABLES):
+        return _git_toplevel(start)
+    here = start.resolve()
+    for directory in (here, *here.parents):
+        if _is_git_entry(directory / ".git"):
+            return directory
+    return here
+
+
+def _is_git_entry(dot_git: Path) -> bool:
+    if dot_git.is_dir():
+        return (dot_git / "HEAD").is_file()
+    try:
+        with open(dot_git, "rb") as link:
+            return link.read(8) == b"gitdir: "
+    except OSError:  # absent (the usual case), or unreadable
+        return False
+
+
+def _git_toplevel(start: Path) -> Path:
+    import subprocess
+
     try:
         out = subprocess.run(
             ["git", "-C", str(start), "rev-parse", "--show-toplevel"],

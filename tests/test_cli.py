@@ -263,6 +263,7 @@ NOT_FOR_ONE_FILE = (
     "evalgate.judging.setup",
     "evalgate.judging.judge",
     "evalgate.github.api",
+    "subprocess",  # the repository's top level is found without starting git
 )
 
 

@@ -95,3 +95,63 @@ def test_a_walked_directory_shows_each_file_as_display_path_does(tmp_path, base,
     files, problems = discover([target], tmp_path / "repo", base=base_dir)
     assert problems == [] and files
     assert [f.display for f in files] == [display_path(f.path, base_dir) for f in files]
+
+
+def _git_says(start) -> str:
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "-C", str(start), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+    )
+    return str(type(start)(out.stdout.strip()).resolve()) if out.returncode == 0 else str(start.resolve())
+
+
+def test_repository_root_is_where_git_finds_the_top_level(tmp_path, monkeypatch):
+    """Found without starting git (a tenth of a one-file check), and the same directory git names: in
+    a repository and below it, in a linked worktree and a submodule (whose `.git` is a file), in a
+    repository nested in another, through a symlink, and outside any repository."""
+    from evalgate.discover import repository_root
+    from tests.support.gitrepo import GitRepo
+
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"):
+        monkeypatch.delenv(name, raising=False)
+    outer = GitRepo.init(tmp_path / "outer")
+    outer.commit("first", {"Research/completed/a.md": "# a\n", "docs/x.md": "# x\n"})
+    outer.run("worktree", "add", "-q", str(tmp_path / "linked"), "-b", "side")
+    GitRepo.init(tmp_path / "outer" / "vendor" / "inner").commit("inner", {"b.md": "# b\n"})
+    library = GitRepo.init(tmp_path / "library")
+    library.commit("lib", {"c.md": "# c\n"})
+    outer.run("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(tmp_path / "library"), "sub")
+    (tmp_path / "plain" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "outer" / "Research")
+    (tmp_path / "fake" / ".git").mkdir(parents=True)  # not a repository: no HEAD
+    (tmp_path / "fake" / "deep").mkdir()
+    starts = [
+        tmp_path / "outer",
+        tmp_path / "outer" / "Research" / "completed",
+        tmp_path / "linked" / "docs",
+        tmp_path / "outer" / "vendor" / "inner",
+        tmp_path / "outer" / "vendor",
+        tmp_path / "outer" / "sub",
+        tmp_path / "plain" / "deep",
+        tmp_path / "link",
+        tmp_path / "fake" / "deep",
+    ]
+    found = {str(s.relative_to(tmp_path)): str(repository_root(s)) for s in starts}
+    assert found == {str(s.relative_to(tmp_path)): _git_says(s) for s in starts}
+    assert found["link"] == str((tmp_path / "outer").resolve())
+    assert found["outer/sub"] == str((tmp_path / "outer" / "sub").resolve())
+    assert found["plain/deep"] == str((tmp_path / "plain" / "deep").resolve())
+    assert found["fake/deep"] == str((tmp_path / "fake" / "deep").resolve())
+
+
+def test_repository_root_asks_git_when_the_environment_redirects_it(tmp_path, monkeypatch):
+    from evalgate.discover import repository_root
+    from tests.support.gitrepo import GitRepo
+
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.commit("first", {"a.md": "# a\n"})
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo" / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "repo"))
+    assert repository_root(tmp_path / "elsewhere") == (tmp_path / "repo").resolve()
