@@ -318,6 +318,8 @@ def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_sta
     loaded = json.loads(modules)
     assert "evalgate.judging.backends.transport" in loaded
     assert [m for m in ("requests", "urllib3", "charset_normalizer", "idna") if m in loaded] == []
+    # nor the modules of the backends it does not use (copilot:, command: start processes)
+    assert [m for m in ("evalgate.judging.backends.copilot", "subprocess") if m in loaded] == []
 
 
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):

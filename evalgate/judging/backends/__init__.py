@@ -25,6 +25,14 @@ class JudgeSpecError(ValueError):
     """A --judge spec from which no backend can be built (a user error: said in one line, exit 2)."""
 
 
+def tail(data: bytes | str, limit: int = 500) -> str:
+    """The last `limit` characters of a process's output or a reply, decoded and trimmed, for an
+    error reason."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    text = text.strip()
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
 class UnknownBackendError(JudgeSpecError):
     """A --judge spec names no backend; the message lists the ones that exist."""
 

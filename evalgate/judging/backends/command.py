@@ -12,8 +12,8 @@ import os
 import shlex
 from collections.abc import Mapping
 
-from evalgate.judging.backends import BackendError
-from evalgate.judging.backends.process import ProcessTimeout, run_process, tail
+from evalgate.judging.backends import BackendError, tail
+from evalgate.judging.backends.process import ProcessTimeout, run_process
 from evalgate.results import Reply
 
 # Never handed to a judge program: the runner's own variables and the credentials a workflow holds

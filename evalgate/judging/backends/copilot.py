@@ -30,9 +30,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalgate.judging.backends import BackendError
+from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
-from evalgate.judging.backends.process import ProcessTimeout, run_process, tail
+from evalgate.judging.backends.process import ProcessTimeout, run_process
 from evalgate.results import Reply
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]

@@ -12,9 +12,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from evalgate.judging.backends import BackendError
+from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
-from evalgate.judging.backends.process import tail
 from evalgate.judging.backends.retry import parse_retry_after
 from evalgate.judging.backends.transport import HttpReply, JsonTransport, TransportError
 from evalgate.results import Reply

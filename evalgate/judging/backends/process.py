@@ -65,10 +65,3 @@ def run_process(
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):  # already gone
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def tail(data: bytes | str, limit: int = 500) -> str:
-    """The last `limit` characters of a process's output, decoded and trimmed, for an error reason."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    text = text.strip()
-    return text if len(text) <= limit else "…" + text[-limit:]

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from evalgate.judging.backends import Backend, JudgeSpecError, UnknownBackendError
-from evalgate.judging.backends.command import CommandBackend
-from evalgate.judging.backends.copilot import CopilotBackend
-from evalgate.judging.backends.openai_compat import OpenAIBackend
 from evalgate.judging.backends.pricing import PriceTable
-from evalgate.judging.backends.replay import RecordingBackend, ReplayBackend
 from evalgate.judging.backends.retry import RetryingBackend
+
+# Each factory imports its backend's module: a run loads only the backends its judges use (the
+# process-running ones bring subprocess, tempfile and platform, ~5 ms a judged run did not need).
 
 
 @dataclass(frozen=True)
@@ -28,22 +27,30 @@ class BackendSettings:
 
 
 def _copilot(arg: str, s: BackendSettings) -> Backend:
+    from evalgate.judging.backends.copilot import CopilotBackend
+
     return CopilotBackend(arg or None, timeout=s.timeout, prices=s.prices, environ=s.environ)
 
 
 def _openai(arg: str, s: BackendSettings) -> Backend:
     if not arg:
         raise ValueError("openai: name the model, e.g. openai:gpt-4o-mini")
+    from evalgate.judging.backends.openai_compat import OpenAIBackend
+
     return OpenAIBackend(arg, timeout=s.timeout, prices=s.prices, environ=s.environ)
 
 
 def _command(arg: str, s: BackendSettings) -> Backend:
+    from evalgate.judging.backends.command import CommandBackend
+
     return CommandBackend(arg, timeout=s.timeout, environ=s.environ)
 
 
 def _replay(arg: str, s: BackendSettings) -> Backend:
     if not arg:
         raise ValueError("replay: name the directory of recordings, e.g. replay:tests/recordings")
+    from evalgate.judging.backends.replay import ReplayBackend
+
     return ReplayBackend(arg)
 
 
@@ -77,5 +84,7 @@ def make_backend(spec: str, **settings: Any) -> Backend:
         raise JudgeSpecError(f"{error} (--judge {spec})") from None
     backend: Backend = RetryingBackend(built, attempts=config.attempts)
     if config.record_dir is not None:
+        from evalgate.judging.backends.replay import RecordingBackend
+
         backend = RecordingBackend(backend, config.record_dir)
     return backend
