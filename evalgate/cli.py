@@ -215,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "func", None) or COMMANDS[args.command]
     args.whole_process = not argv_given
     try:
-        return handler(args)
+        code = handler(args)
     except (UsageError, ConfigError, RubricError) as exc:
         print(f"evalgate: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -235,6 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"evalgate: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.whole_process:
+        # The process exits next: what the command built (a judged run's documents, Jinja2, the HTTP
+        # stack) is frozen as well, so the interpreter's last full collection does not walk it: a
+        # judged run's exit took 23-37 ms, 8-15 ms with this.
+        gc.freeze()
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -342,7 +342,8 @@ def test_an_unreadable_file_is_named_as_given_not_by_its_absolute_path(workdir, 
 
 def test_only_the_process_own_command_freezes_the_heap(workdir):
     """`evalgate check` as the process's command (argv from sys.argv) freezes what it imported before
-    the run, so the collector stops walking it; called as a function (tests, a long-lived caller) it
+    the run, so the collector stops walking it, and what the run built before the process exits;
+    called as a function (tests, a long-lived caller) it
     leaves the collector alone, as a freeze would keep that process's garbage cycles forever."""
     (workdir / "item.md").write_text(GOOD, encoding="utf-8")
     script = (
@@ -355,11 +356,27 @@ def test_only_the_process_own_command_freezes_the_heap(workdir):
         "    return real(*args, **kwargs)\n"
         "evalgate.run.run = spy\n"
         "main(['check', 'item.md', '--judge', 'none', '--output', 'a.txt'])\n"
+        "print(len(gc.get_objects()) < 200)\n"  # objects the collector walks
         "sys.argv = ['evalgate', 'check', 'item.md', '--judge', 'none', '--output', 'b.txt']\n"
         "main()\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=workdir
     )
-    assert proc.stdout.split() == ["False", "True"]
+    # as a function: never frozen, the collector walks tens of thousands of objects; as the process's
+    # command: frozen before the run
+    assert proc.stdout.split() == ["False", "False", "True"]
+    # and, alone in its process, what the run built (imports included) is frozen once it returns: the
+    # exit's last collection walks next to nothing (1,400 objects for this item without it)
+    alone = (
+        "import gc, sys\n"
+        "from evalgate.cli import main\n"
+        "sys.argv = ['evalgate', 'check', 'item.md', '--judge', 'none', '--output', 'c.txt']\n"
+        "main()\n"
+        "print(len(gc.get_objects()))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", alone], capture_output=True, text=True, check=True, cwd=workdir
+    )
+    assert int(proc.stdout) < 200
     assert (workdir / "a.txt").read_bytes() == (workdir / "b.txt").read_bytes()
