@@ -38,6 +38,9 @@ _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
 _TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
 _BRACKETS = {")": re.compile(r"[()]"), "]": re.compile(r"[\[\]]")}
+_CARRIES_LABEL = re.compile(
+    rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
+)  # a bracket's label, confidence or source
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
@@ -181,7 +184,7 @@ def _strip_trailing_parenthetical(text: str) -> str:
             depth -= 1
             if depth == 0:
                 inner = stripped[i:]
-                if re.search(rf"\b(?:{_LABEL_WORDS})\b|https?://", inner, re.I):
+                if _CARRIES_LABEL.search(inner):
                     return stripped[:i].rstrip()
                 return text
     return text
