@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -44,6 +45,7 @@ class LineScan:
     code_blocks: tuple[tuple[int, int], ...]
 
 
+@lru_cache(maxsize=4096)  # the template's headings recur in every item
 def heading_title(raw: str) -> str:
     """Heading text with its closing `#`s, links and emphasis/code markers removed."""
     # Each pattern is applied only where its one required text is: most headings have none.
