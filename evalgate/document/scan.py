@@ -57,6 +57,13 @@ def heading_title(raw: str) -> str:
     return text.strip()
 
 
+@lru_cache(maxsize=4096)  # the template's heading lines recur in every item
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) when the line is an ATX heading (`## Title ##`), else None."""
+    heading = _ATX.match(line)
+    return (len(heading.group(1)), heading_title(heading.group(2) or "")) if heading else None
+
+
 def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
     """Find headings (ATX, and setext under a plain paragraph line) and code blocks (fenced, and
     indented outside lists) from 1-based line `first` on."""
@@ -104,9 +111,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                 prev_paragraph, prev_blank = False, False
                 continue
             if lead == "#":
-                heading = _ATX.match(line)
+                heading = atx_heading(line)
                 if heading:  # (`#tag` is no heading: the general path takes it)
-                    headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
+                    headings.append((number, *heading))
                     in_list, prev_blank, prev_paragraph = False, False, False
                     continue
             elif "0" <= lead <= "9":  # a numbered item, or a paragraph that starts with a number
@@ -156,9 +163,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                     in_list = False  # a fence at the margin ends a list (indented, it may be in an item)
                 prev_blank, prev_paragraph = False, False
                 continue
-        heading = _ATX.match(line) if lead == "#" else None
+        heading = atx_heading(line) if lead == "#" else None
         if heading:
-            headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
+            headings.append((number, *heading))
             in_list, prev_blank, prev_paragraph = False, False, False
             continue
         setext = _SETEXT.match(line) if lead in _SETEXT_LEAD and prev_paragraph else None
