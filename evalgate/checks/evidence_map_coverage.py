@@ -124,12 +124,13 @@ def content_words(text: str) -> frozenset[str]:
         stems.clear()
     for w in words.difference(stems):  # words not met before (set - dict runs in C)
         stems[w] = _stem(w)
-    found = set(map(stems.__getitem__, words))
-    found.discard(None)  # stop words
-    return cast("frozenset[str]", frozenset(found))
+    found = frozenset(map(stems.__getitem__, words))
+    # Most claims hold a stop word (None); the frozenset is built once more only for those.
+    return cast("frozenset[str]", found - _NO_STEM if None in found else found)
 
 
 _STEMS: dict[str, str | None] = {}  # word -> its stem, None for a stop word
+_NO_STEM = frozenset([None])
 
 
 def _stem(word: str) -> str | None:
@@ -150,12 +151,17 @@ def match_rows(
     kf_words = {kf.number: content_words(kf.claim) for kf in key_findings}
     row_words = [content_words(row.claim) for row in rows]
     pairs: list[tuple[float, int, int]] = []
+    # Every finding meets every row (~40,000 pairs over the corpus): the rows' sizes are taken
+    # once, and rows or findings without content words never pair.
+    sized = [(i, rw, len(rw)) for i, rw in enumerate(row_words) if rw]
     for number, words in kf_words.items():
-        for i, rw in enumerate(row_words):
-            if words and rw:
-                share = len(words & rw) / min(len(words), len(rw))
-                if share >= match_threshold:
-                    pairs.append((share, number, i))
+        if not words:
+            continue
+        size = len(words)
+        for i, rw, row_size in sized:
+            share = len(words & rw) / (size if size < row_size else row_size)
+            if share >= match_threshold:
+                pairs.append((share, number, i))
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
     matched: dict[int, EvidenceRow] = {}
     used: set[int] = set()

@@ -13,10 +13,13 @@ from __future__ import annotations
 LOWER_TO_ASCII = ("\u0130", "\u212a")
 
 
-def ascii_lowered(text: str, utf8: bytes | None = None) -> bytes | None:
+def ascii_lowered(text: str, utf8: bytes | None = None, table: bytes | None = None) -> bytes | None:
     """The UTF-8 bytes of `text` with A-Z lowered, or None when the text holds a character whose lower
     case is ASCII (then only `text.lower()` answers exactly). `utf8`, when given, is text's UTF-8
-    encoding already at hand (a file as read), so the text is not encoded again."""
+    encoding already at hand (a file as read), so the text is not encoded again. `table`, when given,
+    is a `bytes.translate` table applied instead of `bytes.lower()`: one that lowers A-Z and maps other
+    ASCII bytes to ASCII bytes too, in the same pass."""
     if LOWER_TO_ASCII[0] in text or LOWER_TO_ASCII[1] in text:
         return None
-    return (text.encode("utf-8") if utf8 is None else utf8).lower()
+    data = text.encode("utf-8") if utf8 is None else utf8
+    return data.lower() if table is None else data.translate(table)

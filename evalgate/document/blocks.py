@@ -101,7 +101,7 @@ def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListIte
 
 def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
     checked: bool | None = None
-    task = _TASK.match(text)
+    task = _TASK.match(text) if text.startswith("[") else None  # most items have no task box
     if task:
         checked = task.group(1) != " "
         text = text[task.end() :]

@@ -37,7 +37,9 @@ _LEAD_CONFIDENCE = re.compile(
 _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
 _TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
-_BRACKETS = {")": re.compile(r"[()]"), "]": re.compile(r"[\[\]]")}
+_CARRIES_LABEL = re.compile(
+    rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
+)  # a bracket's label, confidence or source
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
@@ -172,18 +174,19 @@ def _strip_trailing_parenthetical(text: str) -> str:
     close = stripped[-1]
     opener = "(" if close == ")" else "["
     depth = 0
-    # Only the brackets matter: the regex finds them, and Python walks just those from the end.
-    for bracket in reversed(list(_BRACKETS[close].finditer(stripped))):
-        i, ch = bracket.start(), bracket.group()
-        if ch == close:
+    # Only the brackets matter, and only back to the opener that balances the last one: walk them
+    # from the end with str.rfind (a regex finding every bracket of the claim cost more).
+    end = len(stripped)
+    while (i := max(stripped.rfind(opener, 0, end), stripped.rfind(close, 0, end))) >= 0:
+        if stripped[i] == close:
             depth += 1
-        elif ch == opener:
+        else:
             depth -= 1
             if depth == 0:
-                inner = stripped[i:]
-                if re.search(rf"\b(?:{_LABEL_WORDS})\b|https?://", inner, re.I):
+                if _CARRIES_LABEL.search(stripped, i):
                     return stripped[:i].rstrip()
                 return text
+        end = i
     return text
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -44,6 +45,7 @@ class LineScan:
     code_blocks: tuple[tuple[int, int], ...]
 
 
+@lru_cache(maxsize=4096)  # the template's headings recur in every item
 def heading_title(raw: str) -> str:
     """Heading text with its closing `#`s, links and emphasis/code markers removed."""
     # Each pattern is applied only where its one required text is: most headings have none.
@@ -53,6 +55,13 @@ def heading_title(raw: str) -> str:
     if "*" in text or "_" in text or "`" in text:
         text = _MARKUP.sub("", text)
     return text.strip()
+
+
+@lru_cache(maxsize=4096)  # the template's heading lines recur in every item
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) when the line is an ATX heading (`## Title ##`), else None."""
+    heading = _ATX.match(line)
+    return (len(heading.group(1)), heading_title(heading.group(2) or "")) if heading else None
 
 
 def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
@@ -102,9 +111,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                 prev_paragraph, prev_blank = False, False
                 continue
             if lead == "#":
-                heading = _ATX.match(line)
+                heading = atx_heading(line)
                 if heading:  # (`#tag` is no heading: the general path takes it)
-                    headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
+                    headings.append((number, *heading))
                     in_list, prev_blank, prev_paragraph = False, False, False
                     continue
             elif "0" <= lead <= "9":  # a numbered item, or a paragraph that starts with a number
@@ -154,9 +163,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1) -> LineScan:
                     in_list = False  # a fence at the margin ends a list (indented, it may be in an item)
                 prev_blank, prev_paragraph = False, False
                 continue
-        heading = _ATX.match(line) if lead == "#" else None
+        heading = atx_heading(line) if lead == "#" else None
         if heading:
-            headings.append((number, len(heading.group(1)), heading_title(heading.group(2) or "")))
+            headings.append((number, *heading))
             in_list, prev_blank, prev_paragraph = False, False, False
             continue
         setext = _SETEXT.match(line) if lead in _SETEXT_LEAD and prev_paragraph else None

@@ -4,6 +4,7 @@ import pytest
 
 from evalgate.checks import section_presence
 from evalgate.document import parse_document
+from evalgate.rubrics.params import SectionPresenceParams
 from tests.checks.harmless import HARMLESS
 from tests.checks.research_item import line_of, research_item
 
@@ -127,6 +128,46 @@ def test_near_misses_are_not_phrases(phrases_in) -> None:
     )
     assert phrases_in(parse_document(text)) == set()
     assert _reference_phrases(text) == set()
+
+
+def test_every_phrase_is_found_when_all_are_there(phrases_in) -> None:
+    # The search stops at its first match: whichever phrase it meets, every phrase is then looked for.
+    text = "## Context\n\n" + "\n".join(reversed(section_presence.PLACEHOLDER_PHRASES)) + "\n"
+    assert phrases_in(parse_document(text)) == set(section_presence.PLACEHOLDER_PHRASES)
+
+
+def test_a_near_miss_of_the_search_is_no_phrase(phrases_in) -> None:
+    # `eqplicit` folds as `explicit` does (both rare characters become NUL): the search matches, and
+    # the exact look finds no phrase.
+    text = "## Context\n\nFacts, inferences, and assumptions eqplicitly separated.\n"
+    search = section_presence._phrase_search(section_presence._PLACEHOLDER_KEYS)
+    assert search is not None and search.pattern.search(text.lower().encode().translate(search.table))
+    assert phrases_in(parse_document(text)) == set()
+
+
+def test_custom_phrases_without_an_ascii_character_are_looked_through_directly(monkeypatch) -> None:
+    params = SectionPresenceParams(placeholders=("Заполните раздел", "Fill in: the section"))
+    assert section_presence._phrase_search(section_presence._template(params).placeholder_keys) is None
+    monkeypatch.setattr(section_presence._Searches, "DIRECT", 0)
+    section_presence._template.cache_clear()
+    try:
+        text = "## Context\n\nЗАПОЛНИТЕ\n раздел, and fill in:  the SECTION\n"
+        found = section_presence._phrases_in(parse_document(text), section_presence._template(params))
+        assert [phrase for phrase, _ in found] == ["Заполните раздел", "Fill in: the section"]
+    finally:
+        section_presence._template.cache_clear()
+
+
+def test_custom_phrases_without_a_rare_character_are_found(phrases_in) -> None:
+    # no character of `_RARE_FIRST`: the search starts from the first ASCII character
+    params = SectionPresenceParams(placeholders=("Noch mehr Sinn",))
+    keys = section_presence._template(params).placeholder_keys
+    search = section_presence._phrase_search(keys)
+    assert search is not None and search.table[ord("n")] == search.table[ord("N")] == 0
+    text = "## Context\n\nUnd NOCH\u00a0mehr  SINN.\n"
+    assert [
+        p for p, _ in section_presence._phrases_in(parse_document(text), section_presence._template(params))
+    ] == ["Noch mehr Sinn"]
 
 
 def test_corpus_phrase_search_agrees_with_the_plain_rule(corpus_dir, phrases_in) -> None:

@@ -29,3 +29,14 @@ def test_declines_only_for_the_two_characters() -> None:
     assert ascii_lowered("Caf\u00c9 KEY \u2014 x") == "caf\u00c9 key \u2014 x".encode()
     assert ascii_lowered("\u212aelvin") is None
     assert ascii_lowered("\u0130stanbul") is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(CHARS, max_size=12))
+def test_a_translation_table_is_applied_instead_of_lowering(text: str) -> None:
+    # a table that lowers A-Z and makes `:` and `k` (in either case) NUL, as section_presence's does
+    table = bytearray(bytes(range(256)).lower())
+    table[ord(":")] = table[ord("k")] = table[ord("K")] = 0
+    lowered = ascii_lowered(text)
+    folded = ascii_lowered(text, None, bytes(table))
+    assert folded == (None if lowered is None else lowered.replace(b":", b"\0").replace(b"k", b"\0"))

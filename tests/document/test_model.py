@@ -1,0 +1,42 @@
+"""The document types built by the thousand fill their fields in one call (model.py: Section.__init__):
+they must still be the frozen dataclasses their fields say."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from evalgate.document.model import EvidenceRow, KeyFinding, ListItem, Section, SourceEntry, TableRow
+
+MADE = [
+    Section(2, "§6 Synthesis", 10, 20),
+    ListItem(1, 2, "text"),
+    ListItem(3, 4, "done", ordered=True, checked=True),
+    TableRow(5, ("a", "b")),
+    KeyFinding(1, 6, 7, "Claim. (fact)", "Claim."),
+    EvidenceRow(8, "[fact] c", "https://x.org", "high", "", ("[fact] c", "https://x.org", "high", "")),
+    SourceEntry(9, True, "[x](https://x.org)", ("https://x.org",)),
+]
+
+
+@pytest.mark.parametrize("made", MADE, ids=lambda m: type(m).__name__)
+def test_every_field_is_set_and_none_else(made) -> None:
+    assert set(vars(made)) == {f.name for f in dataclasses.fields(made)}
+
+
+@pytest.mark.parametrize("made", MADE, ids=lambda m: type(m).__name__)
+def test_they_stay_frozen_equal_and_hashable(made) -> None:
+    name = dataclasses.fields(made)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, name, 0)
+    twin = dataclasses.replace(made)
+    assert twin == made and hash(twin) == hash(made) and repr(twin) == repr(made)
+    assert dataclasses.replace(made, line=99) != made
+
+
+def test_defaults_and_keywords_are_the_dataclass_ones() -> None:
+    assert ListItem(line=1, end_line=2, text="t") == ListItem(1, 2, "t", False, None)
+    section = Section(level=1, title="§6 Synthesis", line=1, end_line=1)
+    assert section.key == "6 synthesis"
+    assert dataclasses.replace(section, title="Risks, Gaps").key == "risks gaps"
