@@ -1,5 +1,6 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
-walking back with `str.rfind`, and the sibling-label search that starts from the stem."""
+walking back with `str.rfind`, the sibling-label search that starts from the stem, and HTML comments
+found from each `<`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from evalgate.checks.acronym_expansion import _GLUED, _sibling_regex, _token_regex, load_table
 from evalgate.checks.acronym_forms import acronym_letters, spells_at
+from evalgate.checks.acronym_prose import comment_spans
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -94,3 +96,29 @@ def test_glued_capitals_are_refused_by_the_token_regex_as_by_the_old_python_test
         if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_.@$%&\\"))
     ]
     assert [(m.start(), m.group()) for m in token.finditer(text)] == old
+
+
+def plain_comment_spans(text: str) -> list[tuple[int, int]]:
+    """HTML comments found with `str.find("<!--")` (the form the check used to run)."""
+    spans: list[tuple[int, int]] = []
+    at = text.find("<!--")
+    while at >= 0:
+        end = text.find("-->", at + 4)
+        end = len(text) if end < 0 else end + 3
+        spans.append((at, end))
+        at = text.find("<!--", end)
+    return spans
+
+
+COMMENT_TEXT = st.lists(
+    st.sampled_from(["<", "<!", "<!-", "<!--", "-->", "--", "-", ">", "<b>", "x", "é", "\n"]), max_size=14
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=COMMENT_TEXT)
+@example(parts=["<", "<!--", "x", "-->", "<", "<!-", "-", "<!--"])
+@example(parts=["<!--", "-->", "<!--"])
+def test_comment_spans_equal_the_four_character_find(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert comment_spans(text) == plain_comment_spans(text)
