@@ -71,8 +71,33 @@ def test_sibling_search_equals_the_look_behind_form(abbr: str, parts: list[str])
 
 TOKEN_PIECES = (
     "LLM API A/B CoT DBaaS SaaS IaaS ToT GPT-4 -4o README md Ab B s x é É 1 _ . @ $ % & \\ - / ( ) ,"
+    " Co oT aaS Pa Ma T Model"
 )
 TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_size=14)
+
+
+def plain_token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
+    """The token regex unfactored: the look-behind in front, each special spelled out, no look-ahead
+    (the form that tries every alternative at every capital)."""
+    fast = _token_regex(mixed_case, shorthand).pattern
+    specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
+    alternatives = "".join(re.escape(s) + "|" for s in specials)
+    tail = fast[fast.index("(?P<suffix>") :]
+    return re.compile(f"(?P<abbr>(?<!{_GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){tail}")
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=TOKEN_TEXT)
+@example(parts=["A/B", "s"])
+@example(parts=["(", "CoT", ")", "Co", "x", "DBaaS"])
+def test_token_regex_finds_what_its_unfactored_form_finds(parts: list[str]) -> None:
+    table = load_table()
+    text = "".join(parts)
+    token = _token_regex(table.mixed_case, tuple(table.shorthand))
+    plain = plain_token_regex(table.mixed_case, tuple(table.shorthand))
+    assert [(m.start(), m.groups()) for m in token.finditer(text)] == [
+        (m.start(), m.groups()) for m in plain.finditer(text)
+    ]
 
 
 @settings(max_examples=500, deadline=None)
