@@ -31,6 +31,7 @@ from evalgate.checks.acronym_forms import (
 )
 from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
+from evalgate.checks.acronym_tokens import token_finder
 from evalgate.document import Document, normalise_title
 from evalgate.results import Finding
 from evalgate.rubrics.params import AcronymExpansionParams
@@ -80,39 +81,6 @@ _PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parent
 # `(ABBR, Full Name)`: what follows the acronym in a reversed expansion (compiled here: `re.match` with a
 # pattern string looks it up in re's cache at each of the ~8,500 uses right after a `(`)
 _REVERSED_TAIL = re.compile(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)")
-
-
-_GLUED = r"[\w.@$%&\\]"  # \w: str.isalnum() or `_`; and `.@$%&\`
-
-
-@lru_cache(maxsize=4)
-def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
-    # A capital right after a letter, digit or one of _GLUED is inside a word, a file name, a handle
-    # or a variable: the look-behind that refuses it comes after the first `[A-Z]` (in front, it
-    # would stop the regex engine from jumping to the next capital, which triples the cost of the
-    # pass). Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind
-    # for it, so the pattern starts with a character set and the engine skips straight to capitals
-    # (3x faster); the alternatives, their order and so every match stay the same.
-    # A look-ahead for what any alternative can match after the capital (`[A-Z0-9]`, or the rest of
-    # a special: `oT` of CoT) fails most capitals (those that start a capitalised word) at once
-    # instead of after trying every alternative; every alternative matches one, so it holds wherever
-    # one matches. It comes before the look-behind, which most capitals pass: 613 M instructions for
-    # the scan of every third item against 664 M with the look-behind first and a look-ahead for the
-    # second character only (Ma, Co and Pa started many words).
-    specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
-    if all(len(s) > 1 and "A" <= s[0] <= "Z" for s in specials):
-        alternatives = "".join(f"(?<={re.escape(s[0])}){re.escape(s[1:])}|" for s in specials)
-        rests = sorted({s[1:] for s in specials if not ("A" <= s[1] <= "Z" or "0" <= s[1] <= "9")})
-        ahead = "".join(f"|{re.escape(rest)}" for rest in rests)
-        abbr = rf"[A-Z](?=[A-Z0-9]{ahead})(?<!{_GLUED}[A-Z])(?:{alternatives}[A-Z0-9]+)"
-    else:  # a special that does not start with a capital (none in acronyms.yml): the slow form
-        abbr = f"(?<!{_GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+)"
-    return re.compile(
-        rf"(?P<abbr>{abbr})"
-        r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
-        r"(?P<plural>s)?"
-        r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
-    )
 
 
 def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
@@ -207,7 +175,7 @@ def find_problems(
     comments = comment_spans(text)
     prose = _Prose(document, sections)
     title = next((s.line for s in document.sections if s.level == 1), None)
-    token = _token_regex(table.mixed_case, tuple(table.shorthand))
+    tokens = token_finder(table.mixed_case, tuple(table.shorthand))
     first: dict[str, _FirstUse] = {}
     reversed_: list[AcronymProblem] = []
     judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
@@ -216,7 +184,7 @@ def find_problems(
     # Searched for at every later use of a settled acronym (~55,000 in the corpus): bound once, and
     # the window's start without a call to max() (those calls were 2% of the check's instructions).
     paren_capital = _PAREN_CAPITAL.search
-    for m in token.finditer(text):
+    for m in tokens(text):
         abbr = m.group(1)  # the `abbr` group
         # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
         # is no acronym (13,000 matches): those go first, before anything else is looked at (whatever

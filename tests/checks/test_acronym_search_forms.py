@@ -1,6 +1,6 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
-walking back with `str.rfind`, the sibling-label search that starts from the stem, and HTML comments
-found from each `<`."""
+walking back with `str.rfind`, the sibling-label search that starts from the stem, the token regex and
+the search that tries it only where a match can start, and HTML comments found from each `<`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import _GLUED, _sibling_regex, _token_regex, load_table
+from evalgate.checks.acronym_expansion import _sibling_regex, load_table
 from evalgate.checks.acronym_forms import acronym_letters, spells_at
 from evalgate.checks.acronym_prose import comment_spans
+from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -76,25 +77,25 @@ TOKEN_PIECES = (
 TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_size=14)
 
 
-def plain_token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
+def plaintoken_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
     """The token regex unfactored: the look-behind in front, each special spelled out, no look-ahead
     (the form that tries every alternative at every capital)."""
-    fast = _token_regex(mixed_case, shorthand).pattern
+    fast = token_regex(mixed_case, shorthand).pattern
     specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
     alternatives = "".join(re.escape(s) + "|" for s in specials)
     tail = fast[fast.index("(?P<suffix>") :]
-    return re.compile(f"(?P<abbr>(?<!{_GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){tail}")
+    return re.compile(f"(?P<abbr>(?<!{GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){tail}")
 
 
 @settings(max_examples=500, deadline=None)
 @given(parts=TOKEN_TEXT)
 @example(parts=["A/B", "s"])
 @example(parts=["(", "CoT", ")", "Co", "x", "DBaaS"])
-def test_token_regex_finds_what_its_unfactored_form_finds(parts: list[str]) -> None:
+def testtoken_regex_finds_what_its_unfactored_form_finds(parts: list[str]) -> None:
     table = load_table()
     text = "".join(parts)
-    token = _token_regex(table.mixed_case, tuple(table.shorthand))
-    plain = plain_token_regex(table.mixed_case, tuple(table.shorthand))
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    plain = plaintoken_regex(table.mixed_case, tuple(table.shorthand))
     assert [(m.start(), m.groups()) for m in token.finditer(text)] == [
         (m.start(), m.groups()) for m in plain.finditer(text)
     ]
@@ -106,14 +107,14 @@ def test_token_regex_finds_what_its_unfactored_form_finds(parts: list[str]) -> N
 @example(parts=["file", ".", "README", " ", "API"])
 @example(parts=["x", "A/B", "B"])
 @example(parts=["É", "API"])
-def test_glued_capitals_are_refused_by_the_token_regex_as_by_the_old_python_test(parts: list[str]) -> None:
+def test_glued_capitals_are_refused_by_thetoken_regex_as_by_the_old_python_test(parts: list[str]) -> None:
     """The token regex refuses a token glued to the character before it (a letter, digit, `_` or
     `.@$%&\\`); the check used to find tokens without that and drop glued ones in Python. Both accept
     the same tokens at the same places."""
     table = load_table()
     text = "".join(parts)
-    token = _token_regex(table.mixed_case, tuple(table.shorthand))
-    unglued = re.compile(token.pattern.replace(f"(?<!{_GLUED}[A-Z])", "", 1))
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    unglued = re.compile(token.pattern.replace(f"(?<!{GLUED}[A-Z])", "", 1))
     assert unglued.pattern != token.pattern
     old = [
         (m.start(), m.group())
@@ -147,3 +148,24 @@ COMMENT_TEXT = st.lists(
 def test_comment_spans_equal_the_four_character_find(parts: list[str]) -> None:
     text = "".join(parts)
     assert comment_spans(text) == plain_comment_spans(text)
+
+
+SHAPE_TEXT = st.lists(
+    st.sampled_from([*TOKEN_PIECES.split(), " ", "\n", "—", "Ā", "\ud800", "aaS", "/B", "0", "A0", "LL-4"]),
+    max_size=16,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=SHAPE_TEXT)
+@example(parts=["—", "LLM", "—", "A/B", "s"])
+@example(parts=["/B", "CoT"])
+@example(parts=["x", "A0", "LLM"])
+def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) -> None:
+    """The search that tries the regex only where a match can start (`AA`, `A0` and the specials'
+    rests in the text's one-byte shape) gives every match finditer gives, at the same places."""
+    table = load_table()
+    text = "".join(parts)
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    found = token_finder(table.mixed_case, tuple(table.shorthand))(text)
+    assert [(m.span(), m.groups()) for m in found] == [(m.span(), m.groups()) for m in token.finditer(text)]
