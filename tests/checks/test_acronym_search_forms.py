@@ -1,6 +1,7 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
-walking back with `str.rfind`, the sibling-label search that starts from the stem, the token regex and
-the search that tries it only where a match can start, and HTML comments found from each `<`."""
+walking back with `str.rfind` and looking for stops among the last words only, the sibling-label
+search that starts from the stem, the token regex and the search that tries it only where a match can
+start, and HTML comments found from each `<`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalgate.checks.acronym_expansion import _sibling_regex, load_table
-from evalgate.checks.acronym_forms import acronym_letters, spells_at
+from evalgate.checks.acronym_forms import _LONG_FORM_STOP, _long_form_before, acronym_letters, spells_at
 from evalgate.checks.acronym_prose import comment_spans
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 
@@ -169,3 +170,33 @@ def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) ->
     token = token_regex(table.mixed_case, tuple(table.shorthand))
     found = token_finder(table.mixed_case, tuple(table.shorthand))(text)
     assert [(m.span(), m.groups()) for m in found] == [(m.span(), m.groups()) for m in token.finditer(text)]
+
+
+def plain_long_form_before(before: str, abbr: str) -> str:
+    """The long form's words after the last stop anywhere in `before` (the form the check used to run)."""
+    stops = [m.end() for m in _LONG_FORM_STOP.finditer(before)]
+    if stops:
+        before = before[stops[-1] :]
+    n = len(acronym_letters(abbr))
+    return " ".join(before.split()[-max(n + 5, 2 * n) :])
+
+
+LONG_FORM_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *("a", "Large", "language", "model", " ", "  ", "\t", "\n", "\n\n", "\n \n", ".", ". "),
+            *(".\n", "(", ")", "[", "]", "|", ";", ":", "\xa0", "x.y", "é"),
+        ]
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(abbr=st.sampled_from(["LLM", "A", "AB", "D3", "1", "ABCDEFG"]), parts=LONG_FORM_TEXT)
+@example(abbr="A", parts=["a", ".", "\n", "\n", "a", " ", "a", " ", "a", " ", "a", " ", "a"])
+@example(abbr="A", parts=["a", ";", " ", "a", " ", "a", " ", "a", " ", "a", " ", "a", " ", "a"])
+@example(abbr="A", parts=["a", " ", "a", " ", ";", *["a", " "] * 6])
+def test_long_form_looks_for_stops_among_its_last_words_only(abbr: str, parts: list[str]) -> None:
+    before = "".join(parts)
+    assert _long_form_before(before, abbr) == plain_long_form_before(before, abbr)
