@@ -31,6 +31,7 @@ from evalgate.checks.acronym_forms import (
 )
 from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
+from evalgate.checks.acronym_tokens import token_finder
 from evalgate.document import Document, normalise_title
 from evalgate.results import Finding
 from evalgate.rubrics.params import AcronymExpansionParams
@@ -77,35 +78,9 @@ _LINK_TEXT = re.compile(r"\[[^\]]*\]\(")
 # (masking blanks characters, it never makes them), the use's own first letter included.
 _PAREN_CAPITAL = re.compile(r"\([A-Z]")
 _PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parenthesis right after
-
-
-_GLUED = r"[\w.@$%&\\]"  # \w: str.isalnum() or `_`; and `.@$%&\`
-
-
-@lru_cache(maxsize=4)
-def _token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
-    # A capital right after a letter, digit or one of _GLUED is inside a word, a file name, a handle
-    # or a variable: the look-behind that refuses it comes after the first `[A-Z]` (in front, it
-    # would stop the regex engine from jumping to the next capital, which triples the cost of the
-    # pass). Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind
-    # for it, so the pattern starts with a character set and the engine skips straight to capitals
-    # (3x faster); the alternatives, their order and so every match stay the same.
-    # A look-ahead for the characters any alternative can take second fails most capitals (those
-    # that start a capitalised word) at once instead of after trying every alternative (~15% of the
-    # scan); every alternative consumes one, so it holds wherever one matches.
-    specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
-    if all(len(s) > 1 and "A" <= s[0] <= "Z" for s in specials):
-        alternatives = "".join(f"(?<={re.escape(s[0])}){re.escape(s[1:])}|" for s in specials)
-        seconds = re.escape("".join(sorted({s[1] for s in specials})))
-        abbr = rf"[A-Z](?<!{_GLUED}[A-Z])(?=[A-Z0-9{seconds}])(?:{alternatives}[A-Z0-9]+)"
-    else:  # a special that does not start with a capital (none in acronyms.yml): the slow form
-        abbr = f"(?<!{_GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+)"
-    return re.compile(
-        rf"(?P<abbr>{abbr})"
-        r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
-        r"(?P<plural>s)?"
-        r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
-    )
+# `(ABBR, Full Name)`: what follows the acronym in a reversed expansion (compiled here: `re.match` with a
+# pattern string looks it up in re's cache at each of the ~8,500 uses right after a `(`)
+_REVERSED_TAIL = re.compile(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)")
 
 
 def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
@@ -200,13 +175,16 @@ def find_problems(
     comments = comment_spans(text)
     prose = _Prose(document, sections)
     title = next((s.line for s in document.sections if s.level == 1), None)
-    token = _token_regex(table.mixed_case, tuple(table.shorthand))
+    tokens = token_finder(table.mixed_case, tuple(table.shorthand))
     first: dict[str, _FirstUse] = {}
     reversed_: list[AcronymProblem] = []
     judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
     not_acronym: set[str] = set()  # and not: decided once per document, by the token and the text only
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
-    for m in token.finditer(text):
+    # Searched for at every later use of a settled acronym (~55,000 in the corpus): bound once, and
+    # the window's start without a call to max() (those calls were 2% of the check's instructions).
+    paren_capital = _PAREN_CAPITAL.search
+    for m in tokens(text):
         abbr = m.group(1)  # the `abbr` group
         # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
         # is no acronym (13,000 matches): those go first, before anything else is looked at (whatever
@@ -214,7 +192,7 @@ def find_problems(
         if abbr in not_acronym:
             continue
         at = m.start()
-        if abbr in settled and _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
+        if abbr in settled and paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
             continue
         if abbr not in judged:
             if (
@@ -229,7 +207,7 @@ def find_problems(
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
-            if _PAREN_CAPITAL.search(text, max(0, at - 40), at + 1) is None:
+            if paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
                 continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line += text.count("\n", counted_to, at)
         counted_to = at
@@ -340,7 +318,7 @@ def _classify(
 def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymProblem | None:
     """`(ABBR, Full Name)`: the protocol's grep, kept only where the words really spell the acronym
     (so a benign list such as `(API, CLI)` or `(GPU, Python 3.11)` is not a reversed expansion)."""
-    sep = re.match(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)", after)
+    sep = _REVERSED_TAIL.match(after)
     if sep is None:
         return None
     inner = expansion_within(sep.group(1), abbr)

@@ -1,5 +1,7 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
-walking back with `str.rfind`, and the sibling-label search that starts from the stem."""
+walking back with `str.rfind` and looking for stops among the last words only, the sibling-label
+search that starts from the stem, the token regex and the search that tries it only where a match can
+start, and HTML comments found from each `<`."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import _GLUED, _sibling_regex, _token_regex, load_table
-from evalgate.checks.acronym_forms import acronym_letters, spells_at
+from evalgate.checks.acronym_expansion import _sibling_regex, load_table
+from evalgate.checks.acronym_forms import _LONG_FORM_STOP, _long_form_before, acronym_letters, spells_at
+from evalgate.checks.acronym_prose import comment_spans
+from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -69,8 +73,33 @@ def test_sibling_search_equals_the_look_behind_form(abbr: str, parts: list[str])
 
 TOKEN_PIECES = (
     "LLM API A/B CoT DBaaS SaaS IaaS ToT GPT-4 -4o README md Ab B s x é É 1 _ . @ $ % & \\ - / ( ) ,"
+    " Co oT aaS Pa Ma T Model"
 )
 TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_size=14)
+
+
+def plaintoken_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
+    """The token regex unfactored: the look-behind in front, each special spelled out, no look-ahead
+    (the form that tries every alternative at every capital)."""
+    fast = token_regex(mixed_case, shorthand).pattern
+    specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
+    alternatives = "".join(re.escape(s) + "|" for s in specials)
+    tail = fast[fast.index("(?P<suffix>") :]
+    return re.compile(f"(?P<abbr>(?<!{GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){tail}")
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=TOKEN_TEXT)
+@example(parts=["A/B", "s"])
+@example(parts=["(", "CoT", ")", "Co", "x", "DBaaS"])
+def testtoken_regex_finds_what_its_unfactored_form_finds(parts: list[str]) -> None:
+    table = load_table()
+    text = "".join(parts)
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    plain = plaintoken_regex(table.mixed_case, tuple(table.shorthand))
+    assert [(m.start(), m.groups()) for m in token.finditer(text)] == [
+        (m.start(), m.groups()) for m in plain.finditer(text)
+    ]
 
 
 @settings(max_examples=500, deadline=None)
@@ -79,14 +108,14 @@ TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_s
 @example(parts=["file", ".", "README", " ", "API"])
 @example(parts=["x", "A/B", "B"])
 @example(parts=["É", "API"])
-def test_glued_capitals_are_refused_by_the_token_regex_as_by_the_old_python_test(parts: list[str]) -> None:
+def test_glued_capitals_are_refused_by_thetoken_regex_as_by_the_old_python_test(parts: list[str]) -> None:
     """The token regex refuses a token glued to the character before it (a letter, digit, `_` or
     `.@$%&\\`); the check used to find tokens without that and drop glued ones in Python. Both accept
     the same tokens at the same places."""
     table = load_table()
     text = "".join(parts)
-    token = _token_regex(table.mixed_case, tuple(table.shorthand))
-    unglued = re.compile(token.pattern.replace(f"(?<!{_GLUED}[A-Z])", "", 1))
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    unglued = re.compile(token.pattern.replace(f"(?<!{GLUED}[A-Z])", "", 1))
     assert unglued.pattern != token.pattern
     old = [
         (m.start(), m.group())
@@ -94,3 +123,80 @@ def test_glued_capitals_are_refused_by_the_token_regex_as_by_the_old_python_test
         if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_.@$%&\\"))
     ]
     assert [(m.start(), m.group()) for m in token.finditer(text)] == old
+
+
+def plain_comment_spans(text: str) -> list[tuple[int, int]]:
+    """HTML comments found with `str.find("<!--")` (the form the check used to run)."""
+    spans: list[tuple[int, int]] = []
+    at = text.find("<!--")
+    while at >= 0:
+        end = text.find("-->", at + 4)
+        end = len(text) if end < 0 else end + 3
+        spans.append((at, end))
+        at = text.find("<!--", end)
+    return spans
+
+
+COMMENT_TEXT = st.lists(
+    st.sampled_from(["<", "<!", "<!-", "<!--", "-->", "--", "-", ">", "<b>", "x", "é", "\n"]), max_size=14
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=COMMENT_TEXT)
+@example(parts=["<", "<!--", "x", "-->", "<", "<!-", "-", "<!--"])
+@example(parts=["<!--", "-->", "<!--"])
+def test_comment_spans_equal_the_four_character_find(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert comment_spans(text) == plain_comment_spans(text)
+
+
+SHAPE_TEXT = st.lists(
+    st.sampled_from([*TOKEN_PIECES.split(), " ", "\n", "—", "Ā", "\ud800", "aaS", "/B", "0", "A0", "LL-4"]),
+    max_size=16,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=SHAPE_TEXT)
+@example(parts=["—", "LLM", "—", "A/B", "s"])
+@example(parts=["/B", "CoT"])
+@example(parts=["x", "A0", "LLM"])
+def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) -> None:
+    """The search that tries the regex only where a match can start (`AA`, `A0` and the specials'
+    rests in the text's one-byte shape) gives every match finditer gives, at the same places."""
+    table = load_table()
+    text = "".join(parts)
+    token = token_regex(table.mixed_case, tuple(table.shorthand))
+    found = token_finder(table.mixed_case, tuple(table.shorthand))(text)
+    assert [(m.span(), m.groups()) for m in found] == [(m.span(), m.groups()) for m in token.finditer(text)]
+
+
+def plain_long_form_before(before: str, abbr: str) -> str:
+    """The long form's words after the last stop anywhere in `before` (the form the check used to run)."""
+    stops = [m.end() for m in _LONG_FORM_STOP.finditer(before)]
+    if stops:
+        before = before[stops[-1] :]
+    n = len(acronym_letters(abbr))
+    return " ".join(before.split()[-max(n + 5, 2 * n) :])
+
+
+LONG_FORM_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *("a", "Large", "language", "model", " ", "  ", "\t", "\n", "\n\n", "\n \n", ".", ". "),
+            *(".\n", "(", ")", "[", "]", "|", ";", ":", "\xa0", "x.y", "é"),
+        ]
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(abbr=st.sampled_from(["LLM", "A", "AB", "D3", "1", "ABCDEFG"]), parts=LONG_FORM_TEXT)
+@example(abbr="A", parts=["a", ".", "\n", "\n", "a", " ", "a", " ", "a", " ", "a", " ", "a"])
+@example(abbr="A", parts=["a", ";", " ", "a", " ", "a", " ", "a", " ", "a", " ", "a", " ", "a"])
+@example(abbr="A", parts=["a", " ", "a", " ", ";", *["a", " "] * 6])
+def test_long_form_looks_for_stops_among_its_last_words_only(abbr: str, parts: list[str]) -> None:
+    before = "".join(parts)
+    assert _long_form_before(before, abbr) == plain_long_form_before(before, abbr)
