@@ -22,10 +22,11 @@ from evalgate.rubric import Rubric, load_rubric
 from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
     from multiprocessing.context import BaseContext
 
     from evalgate.judging.backends import Backend
+    from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
 
 Progress = Callable[[int, int], None]
@@ -53,17 +54,34 @@ class _StructuralPass:
     keep_document: bool
 
     def __call__(self, target: Target) -> _Evaluated:
+        document, error = self.read(target)
+        return self.checked(target, document, error)
+
+    def read(self, target: Target) -> tuple[Document | None, str | None]:
+        """The file's document, or why it has none (never raises)."""
         try:
-            document = read_document(target.path, max_bytes=self.max_bytes, display=target.display)
+            return read_document(target.path, max_bytes=self.max_bytes, display=target.display), None
         except DocumentError as exc:
-            return _Evaluated(target, None, str(exc), ())
+            return None, str(exc)
         except Exception as exc:  # a parser bug is this file's error, never the end of the run
-            return _Evaluated(target, None, f"internal error while parsing: {type(exc).__name__}: {exc}", ())
+            return None, f"internal error while parsing: {type(exc).__name__}: {exc}"
+
+    def checked(
+        self, target: Target, document: Document | None, error: str | None, kept: Document | None = None
+    ) -> _Evaluated:
+        """The deterministic checks' results for what `read` returned (`kept`: the document's judged
+        copy, when the caller has made it already)."""
+        if document is None:
+            return _Evaluated(target, None, error, ())
         dims = tuple(run_check(i, document, hard_fail=h, params=p) for i, h, p in self.checks)
         warning = front_matter_warning(document)
-        # kept for the judges, and sent to the main process when this runs in a worker: without its bytes
-        kept = replace(document, utf8=None) if self.keep_document else None
-        return _Evaluated(target, kept, None, dims, (warning,) if warning else ())
+        judged = kept if kept is not None else self.kept(document)
+        return _Evaluated(target, judged, None, dims, (warning,) if warning else ())
+
+    def kept(self, document: Document) -> Document | None:
+        """What stays of a document for the judges (and crosses from a worker to the main process):
+        all of it but its bytes; nothing when no judge needs it."""
+        return replace(document, utf8=None) if self.keep_document else None
 
 
 # What a worker process sends back for one file: the _Evaluated without its target, which the main
@@ -200,11 +218,15 @@ def run(
         ahead = _pooled(pool, targets) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
-            evaluated: Iterable[_Evaluated]
+            evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
+            elif pool is not None:
+                evaluated = _pooled(pool, chunk)
+            elif judging is not None:
+                evaluated = _submitted_first(task, judging, chunk)
             else:
-                evaluated = _pooled(pool, chunk) if pool else map(task, chunk)
+                evaluated = map(task, chunk)
             _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
@@ -255,23 +277,43 @@ def _run_batch(
     config: Config,
     rubric: Rubric,
     judging: DocumentJudging | None,
-    evaluated: Iterable[_Evaluated],
+    evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]],
     *,
     judged_run: bool,
 ) -> list[FileResult]:
-    """One batch: each document's judge calls start as soon as its structural pass is done (the
-    calls of the first documents run while the next are read), then the gate. Its own function so
-    that the batch's documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
+    """One batch: each document's judge calls start as soon as its document is there (the calls of
+    the first documents run while the next are read), then the gate. An item that comes with its
+    calls had them started already (`_submitted_first`). Its own function so that the batch's
+    documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
     items: list[_Evaluated] = []
     pending = []
-    for item in evaluated:
+    for entry in evaluated:
+        item, calls = entry if isinstance(entry, tuple) else (entry, None)
         items.append(item)
         if judging is not None and item.document is not None:
-            pending.append((item.target.display, item.document, judging.submit(item.document)))
+            calls = calls if calls is not None else judging.submit(item.document)
+            pending.append((item.target.display, item.document, calls))
     judged: Judged = {}
     if judging is not None:
         judged = {path: judging.collect(document, calls) for path, document, calls in pending}
     return _decide_all(config, rubric, items, judged, judged_run=judged_run)
+
+
+def _submitted_first(
+    task: _StructuralPass, judging: DocumentJudging, targets: Sequence[Target]
+) -> Iterator[tuple[_Evaluated, list[Future[JudgeOutcome]]]]:
+    """In this process, with judges: every document of the batch is read and its calls submitted
+    first, and the deterministic checks run after, while the calls are in flight. With `--jobs`
+    calls in flight, the run ends about two call latencies after the last call of the first wave
+    starts (each later call waits for one of them to end), and the checks of the documents read
+    before it (~3 ms each) no longer come before it."""
+    read = []
+    for target in targets:
+        document, error = task.read(target)
+        kept = task.kept(document) if document is not None else None
+        read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
+    for target, document, error, kept, calls in read:
+        yield task.checked(target, document, error, kept), calls
 
 
 def _decide_all(

@@ -176,3 +176,36 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
     assert waited == [True]
     assert [r.path for r in report.results] == ["a.md", "b.md", "c.md"]
     assert all(len(r.judges) == 1 and r.judges[0].error is None for r in report.results)
+
+
+def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, monkeypatch, quote):
+    """In one process, every document of a batch is read and its calls submitted before the
+    deterministic checks run (they run while the calls are in flight): the last call of the first
+    wave no longer waits for the checks of the documents before it. The report is the same."""
+    import evalgate.run
+    from evalgate.config import Config
+    from evalgate.judging.setup import DocumentJudging
+
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
+    events: list[tuple[str, str]] = []
+    real_check, real_submit = evalgate.run.run_check, DocumentJudging.submit
+
+    def check(dimension_id, document, **kwargs):
+        events.append(("check", Path(document.path).name))
+        return real_check(dimension_id, document, **kwargs)
+
+    def submit(self, document):
+        events.append(("submit", Path(document.path).name))
+        return real_submit(self, document)
+
+    monkeypatch.setattr(evalgate.run, "run_check", check)
+    monkeypatch.setattr(DocumentJudging, "submit", submit)
+    with ModelServer(Recorder(table(4, f'"{quote}"'))) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        config = Config(judges=("openai:m",), cache=False, jobs=2, root=str(tmp_path))
+        report = evalgate.run.run(config, ["a.md", "b.md", "c.md"], base=tmp_path)
+    assert events[:3] == [("submit", "a.md"), ("submit", "b.md"), ("submit", "c.md")]
+    assert {kind for kind, _ in events[3:]} == {"check"} and len(events) == 3 + 3 * 5
+    assert [r.path for r in report.results] == ["a.md", "b.md", "c.md"]
+    assert all(r.judges[0].error is None and len(r.dimensions) == 9 for r in report.results)
