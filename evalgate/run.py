@@ -313,7 +313,10 @@ def _submitted_first(
         kept = task.kept(document) if document is not None else None
         read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
     for target, document, error, kept, calls in read:
-        yield task.checked(target, document, error, kept), calls
+        checked = task.checked(target, document, error, kept)
+        if kept is not None:
+            judging.prepare(kept)  # what checking its replies needs, while the calls are in flight
+        yield checked, calls
 
 
 def _decide_all(

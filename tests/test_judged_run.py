@@ -209,3 +209,35 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
     assert {kind for kind, _ in events[3:]} == {"check"} and len(events) == 3 + 3 * 5
     assert [r.path for r in report.results] == ["a.md", "b.md", "c.md"]
     assert all(r.judges[0].error is None and len(r.dimensions) == 9 for r in report.results)
+
+
+def test_documents_are_prepared_for_evidence_checks_before_their_replies_come(tmp_path, monkeypatch, quote):
+    """Normalising a document for the evidence check (~2.6 ms each) happens in the main thread while
+    the calls are in flight, not in the judge threads when a wave of replies arrives at once."""
+    import evalgate.judging.evidence as evidence
+    import evalgate.run
+    from evalgate.config import Config
+
+    texts = []
+    for name in ("a.md", "b.md"):
+        text = PASS_ITEM.read_text(encoding="utf-8").replace("# ", f"# {name} ", 1)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        texts.append(text)
+    evidence._normalised_document.cache_clear()
+    normalised_in: list[str] = []
+    real = evidence.normalise
+
+    def normalise(text: str):
+        if len(text) > 1000:  # a document, not a quote
+            normalised_in.append(threading.current_thread().name)
+        return real(text)
+
+    monkeypatch.setattr(evidence, "normalise", normalise)
+    with ModelServer(Recorder(table(4, f'"{quote}"'), delay=0.5)) as server:  # a judge takes a while
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        config = Config(judges=("openai:m",), cache=False, jobs=2, root=str(tmp_path))
+        report = evalgate.run.run(config, ["a.md", "b.md"], base=tmp_path)
+    assert normalised_in == ["MainThread", "MainThread"]  # once per document, before any reply
+    for result in report.results:
+        quotes = [e for d in result.dimensions if d.kind == "judge" for e in d.evidence]
+        assert quotes and all(e.verified for e in quotes)  # and the replies' quotes were found in it

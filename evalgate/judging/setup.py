@@ -18,6 +18,7 @@ from evalgate.judging.backends import Backend
 from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.cache import JudgeCache
 from evalgate.judging.ensemble import combine_dimension
+from evalgate.judging.evidence import prepare as prepare_evidence
 from evalgate.judging.family import generator_warnings
 from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, run_job
 from evalgate.results import DimensionResult, JudgeCall
@@ -80,6 +81,10 @@ class DocumentJudging:
         seed, cache, slots = self.config.seed, self.cache, self.slots
         jobs = [JudgeJob(document, self.rubric, judge, seed, cache, slots=slots) for judge in self.judges]
         return [self.executor.submit(run_job, job) for job in jobs]
+
+    def prepare(self, document: Document) -> None:
+        """Work checking its replies will need, done ahead (while its calls are in flight)."""
+        prepare_evidence(document)
 
     def collect(
         self, document: Document, pending: Sequence[Future[JudgeOutcome]]
