@@ -267,10 +267,12 @@ NOT_FOR_ONE_FILE = (
 )
 
 
-def _loaded_after(script: str, cwd) -> tuple[list[str], list[str]]:
+def _loaded_after(script: str, cwd, env: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The lines `script` printed, and the sorted module names loaded once it ran."""
     code = script + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env
+    )
     *printed, modules = proc.stdout.splitlines()
     return printed, json.loads(modules)
 
@@ -309,13 +311,8 @@ def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_sta
     )
     with ModelServer(lambda body: ServerReply(text="| x | 3 | - | - |\n\nOVERALL: PASS\n")) as server:
         environ = {**os.environ, "OPENAI_BASE_URL": server.base_url}
-        code = script + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
-        proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=workdir, env=environ
-        )
+        _, loaded = _loaded_after(script, workdir, environ)
         assert server.requests  # the judge was asked (and asked again: this reply lacks dimensions)
-    *_printed, modules = proc.stdout.splitlines()
-    loaded = json.loads(modules)
     assert "evalgate.judging.backends.transport" in loaded
     assert [m for m in ("requests", "urllib3", "charset_normalizer", "idna") if m in loaded] == []
     # nor the modules of the backends it does not use (copilot:, command: start processes)
