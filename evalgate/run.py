@@ -283,7 +283,8 @@ def _run_batch(
 ) -> list[FileResult]:
     """One batch: each document's judge calls start as soon as its document is there (the calls of
     the first documents run while the next are read), then the gate. An item that comes with its
-    calls had them started already (`_submitted_first`). Its own function so that the batch's
+    calls had them started already (`_submitted_first`); either way the document is prepared for
+    checking its replies while they are in flight. Its own function so that the batch's
     documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
     items: list[_Evaluated] = []
     pending = []
@@ -293,6 +294,7 @@ def _run_batch(
         if judging is not None and item.document is not None:
             calls = calls if calls is not None else judging.submit(item.document)
             pending.append((item.target.display, item.document, calls))
+            judging.prepare(item.document)  # what checking its replies needs, while the calls are out
     judged: Judged = {}
     if judging is not None:
         judged = {path: judging.collect(document, calls) for path, document, calls in pending}
@@ -313,10 +315,7 @@ def _submitted_first(
         kept = task.kept(document) if document is not None else None
         read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
     for target, document, error, kept, calls in read:
-        checked = task.checked(target, document, error, kept)
-        if kept is not None:
-            judging.prepare(kept)  # what checking its replies needs, while the calls are in flight
-        yield checked, calls
+        yield task.checked(target, document, error, kept), calls
 
 
 def _decide_all(
