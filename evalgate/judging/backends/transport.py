@@ -17,6 +17,8 @@ from __future__ import annotations
 import http.client
 import json
 import select
+import socket
+import ssl  # http.client has imported it already
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -81,7 +83,7 @@ class JsonTransport:
         self._port = parts.port or (443 if self._tls else 80)
         self._proxy = _proxy_for(parts, environ)
         self._environ = environ
-        self._context: Any = None  # ssl.SSLContext, built at the first https connection
+        self._context: ssl.SSLContext | None = None  # built at the first https connection
         self._local = threading.local()
         # Through a plain-HTTP proxy the request line names the whole URL; otherwise only its path.
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -147,7 +149,7 @@ class JsonTransport:
             raise TransportError("refused") from None
         except OSError as error:
             connection.close()
-            if _is_name_error(error):
+            if isinstance(error, socket.gaierror):
                 raise TransportError("host", str(error)) from None
             raise TransportError("failed", _tls_reason(error) or f"{type(error).__name__}: {error}") from None
         assert connection.sock is not None
@@ -160,15 +162,13 @@ class JsonTransport:
             connection.close()
             self._local.connection = None
 
-    def _tls_context(self) -> Any:
+    def _tls_context(self) -> ssl.SSLContext:
         if self._context is None:
-            import ssl
-
             self._context = ssl.create_default_context(cafile=_ca_bundle(self._environ))
         return self._context
 
 
-def _closed_by_peer(sock: Any) -> bool:
+def _closed_by_peer(sock: socket.socket) -> bool:
     """An idle kept-alive connection that reads as ready has been closed by the server (or holds bytes
     nobody asked for): either way it cannot carry the next request."""
     try:
@@ -178,15 +178,10 @@ def _closed_by_peer(sock: Any) -> bool:
     return bool(readable)
 
 
-def _is_name_error(error: OSError) -> bool:
-    import socket
-
-    return isinstance(error, socket.gaierror)
-
-
 def _tls_reason(error: OSError) -> str | None:
-    reason = getattr(error, "reason", None)  # ssl.SSLError's short reason, e.g. CERTIFICATE_VERIFY_FAILED
-    return f"TLS failed ({reason})" if type(error).__module__ == "ssl" and reason else None
+    """ssl's short reason (CERTIFICATE_VERIFY_FAILED, ...) for a TLS failure, else None."""
+    reason = getattr(error, "reason", None)
+    return f"TLS failed ({reason})" if isinstance(error, ssl.SSLError) and reason else None
 
 
 def _ca_bundle(environ: Mapping[str, str]) -> str | None:
