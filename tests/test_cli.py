@@ -352,28 +352,74 @@ def test_only_the_process_own_command_freezes_the_heap(workdir):
         "    print(gc.get_freeze_count() > 0)\n"
         "    return real(*args, **kwargs)\n"
         "evalgate.run.run = spy\n"
-        "main(['check', 'item.md', '--judge', 'none', '--output', 'a.txt'])\n"
+        "print(main(['check', 'item.md', '--judge', 'none', '--output', 'a.txt']))\n"
         "print(len(gc.get_objects()) < 200)\n"  # objects the collector walks
         "sys.argv = ['evalgate', 'check', 'item.md', '--judge', 'none', '--output', 'b.txt']\n"
         "main()\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=workdir
-    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=workdir)
     # as a function: never frozen, the collector walks tens of thousands of objects; as the process's
-    # command: frozen before the run
-    assert proc.stdout.split() == ["False", "False", "True"]
+    # command: frozen before the run, and the process ends with the command's exit code
+    frozen_before, code, walks_few, frozen_then = proc.stdout.split()
+    assert (frozen_before, walks_few, frozen_then) == ("False", "False", "True")
+    assert proc.returncode == int(code)
     # and, alone in its process, what the run built (imports included) is frozen once it returns: the
     # exit's last collection walks next to nothing (1,400 objects for this item without it)
     alone = (
-        "import gc, sys\n"
+        "import atexit, gc, sys\n"
         "from evalgate.cli import main\n"
+        "atexit.register(lambda: print(len(gc.get_objects())))\n"  # main() ends the process
         "sys.argv = ['evalgate', 'check', 'item.md', '--judge', 'none', '--output', 'c.txt']\n"
         "main()\n"
-        "print(len(gc.get_objects()))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", alone], capture_output=True, text=True, check=True, cwd=workdir
-    )
+    proc = subprocess.run([sys.executable, "-c", alone], capture_output=True, text=True, cwd=workdir)
+    assert proc.returncode == int(code)
     assert int(proc.stdout) < 200
     assert (workdir / "a.txt").read_bytes() == (workdir / "b.txt").read_bytes()
+
+
+_TEARDOWN_PROBE = (
+    "import atexit, os, sys, threading, time, types\n"
+    "from evalgate.cli import main\n"
+    "class Probe:\n"  # freed when the interpreter tears its modules down (sys.stdout may be gone)
+    "    def __del__(self, write=os.write):\n"
+    "        write(1, b'torn down\\n')\n"
+    "def at_exit():\n"
+    "    print('exit function ran', flush=True)\n"
+    # a module made now, as main() has frozen everything older (and teardown leaves frozen cycles be)
+    "    module = sys.modules['teardown_probe'] = types.ModuleType('teardown_probe')\n"
+    "    module.probe = Probe()\n"
+    "atexit.register(at_exit)\n"
+    "if sys.argv[1] == 'thread':\n"  # a thread the exit must wait for
+    "    threading.Thread(target=lambda: (time.sleep(0.3), print('thread done', flush=True))).start()\n"
+    "sys.argv = ['evalgate', *sys.argv[2:]]\n"
+    "raise SystemExit(main())\n"
+)
+
+
+def test_the_process_own_command_ends_it_without_tearing_it_down(workdir):
+    """As the process's command, `main` ends the process itself once the command is done: the exit
+    functions run, the whole report reaches a pipe, the exit code is the command's, and the
+    interpreter's object-by-object teardown is skipped (the probe's finalizer never runs). With a
+    thread still running, which the exit must wait for, the interpreter ends it as usual."""
+    for i in range(40):
+        (workdir / f"item-{i:02}.md").write_text(GOOD, encoding="utf-8")
+    (workdir / "broken.md").write_bytes(b"# x\n\x00")
+    argv = ["check", ".", "--judge", "none", "--format", "json"]
+
+    def ends(mode: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", _TEARDOWN_PROBE, mode, *argv], capture_output=True, text=True, cwd=workdir
+        )
+
+    fast = ends("alone")
+    assert fast.returncode == 1  # the binary file fails the run
+    assert len(json.loads(fast.stdout.split("exit function ran")[0])["results"]) == 41
+    assert fast.stdout.rstrip().endswith("exit function ran")
+    assert "torn down" not in fast.stdout
+    waited = ends("thread")
+    assert waited.returncode == 1
+    assert "thread done" in waited.stdout and "exit function ran" in waited.stdout
+    assert waited.stdout.rstrip().endswith("torn down")
+    # called as a function, main() returns and the caller's process goes on
+    assert main(["check", "broken.md", "--judge", "none"]) == 1
