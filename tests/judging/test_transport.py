@@ -1,4 +1,4 @@
-"""The judge backends' HTTP: kept-alive connections per thread, stale ones replaced, proxies, errors.
+"""The judge backends' HTTP: kept-alive connections shared by threads, stale ones replaced, proxies, errors.
 
 Against real sockets on 127.0.0.1: the loopback model server, and a small HTTP proxy (below) that
 forwards plain-HTTP requests and answers CONNECT as a proxy that wants credentials would.
@@ -34,26 +34,37 @@ def test_calls_from_one_thread_share_one_kept_alive_connection(model_server: Mod
     assert len(model_server.requests) == 3 and model_server.connections == 1
 
 
-def test_each_thread_has_its_own_connection(model_server: ModelServer) -> None:
+def test_threads_share_the_kept_alive_connections(model_server: ModelServer) -> None:
+    """No more connections are opened than calls run at once, whichever threads make the calls: a
+    run's judge pool has twice as many threads as calls in flight, and against a real endpoint each
+    new connection is a TCP and TLS handshake before the call."""
+    model_server.script(*[ServerReply(text="held", delay=0.2)] * 4)  # the first four calls overlap
     backend = OpenAIBackend("m", environ={"OPENAI_BASE_URL": model_server.base_url})
     barrier = threading.Barrier(4)
     errors: list[BaseException] = []
 
-    def call() -> None:
+    def call(together: bool) -> None:
         try:
-            barrier.wait(timeout=5)
+            if together:
+                barrier.wait(timeout=5)
             backend.complete("hi")
             backend.complete("again")
         except BaseException as error:  # reported below, not lost in the thread
             errors.append(error)
 
-    threads = [threading.Thread(target=call) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=10)
-    assert errors == []
-    assert len(model_server.requests) == 8 and model_server.connections == 4
+    def run(threads: list[threading.Thread]) -> None:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=10)
+
+    run([threading.Thread(target=call, args=(True,)) for _ in range(4)])  # four at once
+    assert errors == [] and len(model_server.requests) == 8
+    assert model_server.connections == 4
+    for _ in range(6):  # new threads, one after another: each takes a connection left open
+        run([threading.Thread(target=call, args=(False,))])
+    assert errors == [] and len(model_server.requests) == 20
+    assert model_server.connections == 4
 
 
 def test_a_connection_the_server_closes_is_replaced(model_server: ModelServer) -> None:

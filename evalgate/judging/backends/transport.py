@@ -1,11 +1,14 @@
-"""HTTP for the judge backends: JSON posted over a kept-alive connection, one per thread.
+"""HTTP for the judge backends: JSON posted over kept-alive connections that threads share.
 
 Standard library only (`http.client`). `requests` pulls in urllib3, charset_normalizer and idna:
 ~0.1 s of imports, which a judged run paid before its first call, and ~140 more modules for the
 interpreter to tear down at exit (docs/scale.md, "Third pass"). What the backends had from it is
 kept here:
-- a connection per thread, kept alive between calls; one the server closed while it sat idle is
-  noticed before it is used again and replaced (as urllib3 checks a pooled connection);
+- connections kept alive between calls and shared by the threads (as urllib3's pool does): a call
+  takes the connection used last that is free, so no more are opened than calls run at once (a
+  judged run's pool has twice as many threads as calls in flight, and each new connection to a real
+  endpoint is a TCP and TLS handshake before the call); one the server closed while it sat idle is
+  noticed before it is used again and replaced;
 - a connect timeout apart from the read timeout (the time allowed between bytes of the reply);
 - TLS verified against certifi's bundle, or `REQUESTS_CA_BUNDLE` / `CURL_CA_BUNDLE`, as requests does;
 - `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` and `NO_PROXY` from the environment (either case),
@@ -67,7 +70,7 @@ class _Proxy:
 
 
 class JsonTransport:
-    """POSTs JSON to one URL. Thread-safe: each thread uses its own connection."""
+    """POSTs JSON to one URL. Thread-safe: a call takes a free kept-alive connection or opens one."""
 
     def __init__(
         self, url: str, *, connect_timeout: float, timeout: float, environ: Mapping[str, str]
@@ -84,7 +87,8 @@ class JsonTransport:
         self._proxy = _proxy_for(parts, environ)
         self._environ = environ
         self._context: ssl.SSLContext | None = None  # built at the first https connection
-        self._local = threading.local()
+        self._idle: list[http.client.HTTPConnection] = []  # kept alive, free for the next call
+        self._idle_lock = threading.Lock()
         # Through a plain-HTTP proxy the request line names the whole URL; otherwise only its path.
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self._target = url if self._proxy is not None and not self._tls else path
@@ -100,33 +104,38 @@ class JsonTransport:
         }
         if self._proxy is not None and not self._tls:
             sent.update(self._proxy.headers)
-        connection = self._connection()
+        connection = self._checkout()
         try:
             connection.request("POST", self._target, body=body, headers=sent)
             response = connection.getresponse()
             data = response.read()
         except TimeoutError:
-            self._drop()
+            connection.close()
             raise TransportError("timeout") from None
         except (ConnectionError, http.client.RemoteDisconnected) as error:
-            self._drop()
+            connection.close()
             raise TransportError("closed", str(error)) from None
         except (OSError, http.client.HTTPException) as error:
-            self._drop()
+            connection.close()
             raise TransportError("failed", f"{type(error).__name__}: {error}") from None
         if response.will_close:
-            self._drop()
+            connection.close()
+        else:
+            with self._idle_lock:
+                self._idle.append(connection)
         return HttpReply(response.status, response.headers, data)
 
-    def _connection(self) -> http.client.HTTPConnection:
-        """This thread's open connection, or a new one."""
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
-        if connection is not None and connection.sock is not None and not _closed_by_peer(connection.sock):
-            return connection
-        self._drop()
-        connection = self._connect()
-        self._local.connection = connection
-        return connection
+    def _checkout(self) -> http.client.HTTPConnection:
+        """The connection used last that is still open, or a new one."""
+        while True:
+            with self._idle_lock:
+                if not self._idle:
+                    break
+                connection = self._idle.pop()
+            if connection.sock is not None and not _closed_by_peer(connection.sock):
+                return connection
+            connection.close()
+        return self._connect()
 
     def _connect(self) -> http.client.HTTPConnection:
         proxy = self._proxy
@@ -155,12 +164,6 @@ class JsonTransport:
         assert connection.sock is not None
         connection.sock.settimeout(self.timeout)  # from here on, the wait for each part of the reply
         return connection
-
-    def _drop(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
 
     def _tls_context(self) -> ssl.SSLContext:
         if self._context is None:
