@@ -26,7 +26,15 @@ from evalgate.document.model import (
     Table,
 )
 
-URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*", re.I)
+# A URL: `http://`, `https://` or `www.` in any case, then what a URL holds. Spelled without re.I,
+# whose letters give `re` no first character to skip to (it tried a match at every character of every
+# source entry): the first letter is a class `re` scans for, the rest of the scheme is checked from
+# it. Under re.I these letters match only their two cases, and `s` also `ſ` (U+017F); the
+# classes hold no letter. The same matches as the re.I form (tests/document/test_urls.py).
+URL = re.compile(
+    r"[hHwW](?:(?<=[hH])[tT][tT][pP][sS\u017f]?://|(?<=[wW])[wW][wW]\.)"
+    r"[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*"
+)
 DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)
 _LABEL_WORDS = r"fact|inference|assumption|confidence|source|sources|high|medium|low"
 _LEAD_LABEL = re.compile(rf"^(?:\*\*|__)?\[[^\]]*\b(?:{_LABEL_WORDS})\b[^\]]*\](?:\*\*|__)?[\s:.;,-]*", re.I)
