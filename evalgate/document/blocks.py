@@ -94,9 +94,19 @@ def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListIte
         elif tok.type == "inline" and not nested:
             nested.append(tok.content)
         elif tok.type == "list_item_close" and tok.level == level + 1:
-            items.append(_list_item(span, " ".join(" ".join(parts or nested).split()), ordered))
+            items.append(_list_item(span, single_spaced(" ".join(parts or nested)), ordered))
         i += 1
     return i + 1, tuple(items)
+
+
+def single_spaced(text: str) -> str:
+    """`" ".join(text.split())`: white space runs made one space, none at either end. Most item
+    texts are so already, and telling that costs a third of splitting them into words and joining
+    those: a printable text holds no white space but the space (every other white space character
+    is a control or separator character), so only a double space or an end space can change."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
@@ -216,7 +226,7 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
     blank = True  # the last line was blank (or there was none)
 
     def close_item(end: int) -> None:
-        text = " ".join(" ".join(parts).split())
+        text = single_spaced(" ".join(parts))
         items.append(_list_item((start + first, end + first - 1), text, kind is not None and kind[1] != ""))
 
     for index, line in enumerate(region):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from evalgate.document.blocks import first_pipe_table, parse_region
+from evalgate.document.blocks import first_pipe_table, parse_region, single_spaced
 from evalgate.document.model import (
     Document,
     EvidenceRow,
@@ -118,7 +118,7 @@ def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary |
         return None
     while end > first and not doc.lines[end - 1].strip():
         end -= 1
-    text = " ".join(" ".join(doc.lines[first - 1 : end]).split())
+    text = single_spaced(" ".join(doc.lines[first - 1 : end]))
     return ExecutiveSummary(line=first, end_line=end, text=text, first_sentence=first_sentence(text))
 
 
