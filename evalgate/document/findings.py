@@ -43,13 +43,21 @@ _LEAD_CONFIDENCE = re.compile(
     re.I,
 )
 _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
-_TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
+# `\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$` (re.I), which starts with `\s*`
+# and so was tried at every character of the claim, matched from the claim's end instead: this is
+# it reversed, matched at the start of the reversed claim (see _cut_trailing_confidence).
+_TRAIL_CONFIDENCE_REVERSED = re.compile(
+    r"\s*(?:\*\*)?\.?(?:hgih|muidem|wol)\s*:?ecnedifnoc(?:\*\*)?\s*", re.I
+)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
 _CARRIES_LABEL = re.compile(
     rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
 )  # a bracket's label, confidence or source
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
+# A sentence's end: its `.`, `!` or `?`, closing quotes or brackets, white space, then what starts a
+# sentence. The end is one past the punctuation (a look-behind for it would give `re` no first
+# character to skip to, and it tried every character of every summary).
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
 
 
@@ -125,10 +133,11 @@ def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary |
 def first_sentence(text: str) -> str:
     """The text up to its first sentence end (abbreviations such as 'e.g.' do not end one)."""
     for match in _SENTENCE_END.finditer(text):
-        head = text[: match.start()].rstrip("\"'”’)]*_")
+        end = match.start() + 1
+        head = text[:end].rstrip("\"'”’)]*_")
         if head.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
             continue
-        return text[: match.start()].strip()
+        return text[:end].strip()
     return text.strip()
 
 
@@ -148,13 +157,21 @@ def claim_of(text: str) -> str:
         # claim whose end (past white space, `*` and `.`) is not the pattern's last letter or `]`
         # cannot match (under re.I only H, M, W match h, m, w), so those skip the search.
         if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
-            claim = _TRAIL_CONFIDENCE.sub("", claim)
+            claim = _cut_trailing_confidence(claim)
         if claim.rstrip().rstrip("*.")[-1:] == "]":
             claim = _TRAIL_LABEL.sub("", claim)
         claim = claim.strip()
         if claim == before:
             break
     return claim
+
+
+def _cut_trailing_confidence(text: str) -> str:
+    """Cut a trailing `Confidence: high.` (or `**medium confidence**`'s like, as the pattern says).
+    The pattern is anchored at the end, so its leftmost match is the longest suffix it matches, which
+    the reversed pattern's greedy match from the reversed text's start finds."""
+    match = _TRAIL_CONFIDENCE_REVERSED.match(text[::-1])
+    return text[: len(text) - match.end()] if match else text
 
 
 def _strip_trailing_sources(text: str) -> str:

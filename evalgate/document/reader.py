@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -57,7 +56,9 @@ def read_document(
     if st.st_size > max_bytes:
         raise DocumentError(f"{shown}: {st.st_size} bytes is larger than the {max_bytes}-byte limit")
     try:
-        raw = Path(name).read_bytes()
+        # unbuffered: the file is read whole, so a BufferedReader and its buffer are only cost
+        with open(name, "rb", buffering=0) as file:
+            raw = file.read()
     except OSError as exc:
         raise DocumentError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
     if len(raw) > max_bytes:  # grew between stat and read
