@@ -121,6 +121,7 @@ def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _TABLE_END = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3})")
+_TABLE_END_LEAD = frozenset(" #>`~")
 
 
 def _cells(line: str) -> tuple[str, ...]:
@@ -132,7 +133,13 @@ def _cells(line: str) -> tuple[str, ...]:
     # Most rows have no escaped pipe, and then the split is str.split's (the regex, which starts
     # with a look-behind, is tried at every character).
     cells = _CELL_SPLIT.split(text) if "\\|" in text else text.split("|")
-    return tuple(cell.strip() for cell in cells)
+    return tuple(map(str.strip, cells))
+
+
+def ends_table(line: str) -> bool:
+    """Whether a non-blank line starts a block that ends a pipe table (heading, quote, fence). Only
+    a line starting with one of their characters or a space can (most rows start with `|`)."""
+    return line[0] in _TABLE_END_LEAD and _TABLE_END.match(line) is not None
 
 
 def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | None:
@@ -152,7 +159,7 @@ def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | N
         end = n + 1
         for m in range(n + 2, last + 1):
             line = lines[m - 1]
-            if not line.strip() or _TABLE_END.match(line):
+            if not line.strip() or ends_table(line):
                 break
             cells = _cells(line)[: len(head)]  # GFM: excess cells are dropped, missing ones empty
             rows.append(TableRow(line=m, cells=cells + ("",) * (len(head) - len(cells))))
@@ -193,14 +200,19 @@ def _collect_table(tokens: list, i: int, offset: int) -> tuple[int, Table]:
 # ---------------------------------------------------------------------------------------------
 # Plain lists without markdown-it-py
 
-# A top-level list item: marker at the start of the line, one to four spaces, then text.
-_ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
 # What no plain line may start with, past its indentation: a block other than a paragraph or a
 # top-level list item could begin there (fence, heading, HTML, quote, setext underline, a nested or
-# indented list item, a thematic break). A code span or `#tag` starts a paragraph.
-_NOT_PLAIN = re.compile(
-    r" *(?:`{3}|~{3}|#{1,6}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|([-*_])(?: *\1){2,} *$)"
+# indented list item, a thematic break). A code span or `#tag` starts a paragraph. ({rule}: the
+# number of the group that holds a thematic break's character.)
+_BLOCK = (
+    r" *(?:`{{3}}|~{{3}}|#{{1,6}}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{{1,9}}[.)](?: |$)"
+    r"|([-*_])(?: *\{rule}){{2,}} *$)"
 )
+_NOT_PLAIN = re.compile(_BLOCK.format(rule=1))
+# A top-level list item: marker at the start of the line, one to four spaces, then text; and whether
+# that text starts a block of its own (`block`), found in the same match: the item's number and
+# delimiter are groups 1 and 2, `block` 3, its thematic break's character 4.
+_ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)(?P<block>" + _BLOCK.format(rule=4) + ")?")
 
 
 def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
@@ -245,8 +257,8 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
             continue
         item = _ITEM.match(line) if indent == 0 else None
         if item is not None:
-            number, delimiter = item.groups()
-            if _NOT_PLAIN.match(line, item.end()):
+            number, delimiter, block = item.group(1, 2, "block")
+            if block is not None:
                 return None  # the item's text starts a block of its own
             if paragraph and not in_item and number is not None and int(number) != 1:
                 return None  # CommonMark: paragraph text, markdown-it-py's rule applies

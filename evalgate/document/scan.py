@@ -92,6 +92,16 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
             # Shortcuts for the lines most items are made of, each doing exactly what the general
             # path below does for such a line.
             lead = line[0]
+            if (
+                lead in _BULLETS
+                and line[1:2] == " "
+                and len(line.rstrip()) > 2
+                and (line[2] not in _BREAK_GAP[lead] or not THEMATIC_BREAK.match(line))
+            ):
+                # a bullet item (a quarter of the corpus's lines); never a setext underline, and
+                # not `- - -`, `-  -  -` or `* * *` (thematic breaks)
+                in_list, prev_paragraph, prev_blank = True, False, False
+                continue
             if lead == " ":  # a nested bullet item (`  - text`, 7,000 of the corpus's lines)
                 body = line.lstrip(" ")
                 if (
@@ -110,16 +120,6 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
                 if not prev_paragraph:
                     para_start = number
                 prev_paragraph, prev_blank = not in_list, False
-                continue
-            if (
-                lead in _BULLETS
-                and line[1:2] == " "
-                and len(line.rstrip()) > 2
-                and (line[2] not in _BREAK_GAP[lead] or not THEMATIC_BREAK.match(line))
-            ):
-                # a bullet item (a quarter of the corpus's lines); never a setext underline, and
-                # not `- - -`, `-  -  -` or `* * *` (thematic breaks)
-                in_list, prev_paragraph, prev_blank = True, False, False
                 continue
             if lead == "|":  # a table row
                 if in_list and prev_blank:

@@ -1,13 +1,25 @@
 """The document types built by the thousand fill their fields in one call (model.py: Section.__init__):
-they must still be the frozen dataclasses their fields say."""
+they must still be the frozen dataclasses their fields say. `find_section` under a section gives
+what filtering every section gives."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from evalgate.document.model import EvidenceRow, KeyFinding, ListItem, Section, SourceEntry, TableRow
+from evalgate.document import parse_document
+from evalgate.document.model import (
+    Document,
+    EvidenceRow,
+    KeyFinding,
+    ListItem,
+    Section,
+    SourceEntry,
+    TableRow,
+)
 
 MADE = [
     Section(2, "§6 Synthesis", 10, 20),
@@ -40,3 +52,28 @@ def test_defaults_and_keywords_are_the_dataclass_ones() -> None:
     section = Section(level=1, title="§6 Synthesis", line=1, end_line=1)
     assert section.key == "6 synthesis"
     assert dataclasses.replace(section, title="Risks, Gaps").key == "risks gaps"
+
+
+# find_section under a section takes the sections between its lines by bisection; the plain form
+# filters every section.
+def find_section_plainly(doc: Document, key: str, under: Section | None) -> Section | None:
+    for s in doc.sections:
+        if under is not None and not (under.line < s.line <= under.end_line):
+            continue
+        if s.key == key or s.key.startswith(key + " "):
+            return s
+    return None
+
+
+_TITLES = ["Findings", "Key Findings", "Key", "Sources", "Map x"]
+_HEADINGS = st.tuples(st.integers(1, 4), st.sampled_from(_TITLES))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_HEADINGS, st.sampled_from(["", "text"])), max_size=14))
+def test_find_section_under_a_section_is_the_plain_filter(parts: list[tuple[int, str] | str]) -> None:
+    text = "\n".join(f"{'#' * p[0]} {p[1]}" if isinstance(p, tuple) else p for p in parts)
+    doc = parse_document(text)
+    for key in ("findings", "key findings", "key", "sources", "map", "map x", "absent"):
+        for under in (None, *doc.sections):
+            assert doc.find_section(key, under=under) is find_section_plainly(doc, key, under)
