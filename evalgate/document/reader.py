@@ -131,16 +131,16 @@ def build_sections(lines: tuple[str, ...], headings: tuple[tuple[int, int, str],
     # a deeper level. Linear in the number of headings (a rescan per heading was quadratic: 50,000
     # headings took ~10 s).
     ends = [n] * len(headings)
-    open_headings: list[int] = []
+    open_headings: list[tuple[int, int]] = []  # (level, index)
     for i, (line, level, _title) in enumerate(headings):
-        while open_headings and headings[open_headings[-1]][1] >= level:
-            ends[open_headings.pop()] = line - 1
-        open_headings.append(i)
+        while open_headings and open_headings[-1][0] >= level:
+            ends[open_headings.pop()[1]] = line - 1
+        open_headings.append((level, i))
     out: list[Section] = []
     for (line, level, title), end in zip(headings, ends, strict=True):
         while end > line and not lines[end - 1].strip():
             end -= 1
-        out.append(Section(level=level, title=title, line=line, end_line=end))
+        out.append(Section(level, title, line, end))
     return tuple(out)
 
 

@@ -70,8 +70,9 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 
 def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True) -> LineScan:
     """Find headings (ATX, and setext under a plain paragraph line) and code blocks (fenced, and
-    indented outside lists) from 1-based line `first` on. `shortcuts=False` takes every line by the
-    general path, the plain form the shortcuts must equal (tests/document/test_scan_headings.py)."""
+    indented outside lists) from 1-based line `first` (at least 1) on. `shortcuts=False` takes every
+    line by the general path, the plain form the shortcuts must equal
+    (tests/document/test_scan_headings.py)."""
     headings: list[tuple[int, int, str]] = []
     code: list[tuple[int, int]] = []
     fence: tuple[str, int, int] | None = None  # (char, length, opening line)
@@ -80,15 +81,15 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
     prev_blank = True
     prev_paragraph = False  # the previous line could be a setext heading's text
     para_start = 0  # the first line of that paragraph
-    for number in range(first, len(lines) + 1):
-        line = lines[number - 1]
+    quick = shortcuts  # shortcuts on, and no fence or indented code block open
+    for number, line in enumerate(lines[first - 1 :], first):
         if not line:
             # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
             # fence or an indented block it changes nothing
             if fence is None and indented_start is None:
                 prev_blank, prev_paragraph = True, False
             continue
-        if fence is None and indented_start is None and shortcuts:
+        if quick:
             # Shortcuts for the lines most items are made of, each doing exactly what the general
             # path below does for such a line.
             lead = line[0]
@@ -150,7 +151,7 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
         if fence is not None:
             if closes_fence(line, fence[0], fence[1]):
                 code.append((fence[2], number))
-                fence = None
+                fence, quick = None, shortcuts
             continue
         blank = not line.strip()
         indent = len(line) - len(line.lstrip(" \t"))
@@ -158,9 +159,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
             if blank or indent >= 4:
                 continue
             code.append(_trim_blank(lines, indented_start, number - 1))
-            indented_start = None
+            indented_start, quick = None, shortcuts
         if not blank and indent >= 4 and prev_blank and not in_list:
-            indented_start = number
+            indented_start, quick = number, False
             prev_blank = False
             continue
         # The fence, heading and setext patterns allow only spaces before their first character, so
@@ -171,7 +172,7 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
         if match and len(match.group("indent")) < 4 + (4 if in_list else 0):
             marker = match.group("fence")
             if not (marker[0] == "`" and "`" in match.group("info")):
-                fence = (marker[0], len(marker), number)
+                fence, quick = (marker[0], len(marker), number), False
                 if indent == 0:
                     in_list = False  # a fence at the margin ends a list (indented, it may be in an item)
                 prev_blank, prev_paragraph = False, False
