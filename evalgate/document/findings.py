@@ -153,9 +153,10 @@ def claim_of(text: str) -> str:
         before = claim
         claim = _strip_trailing_parenthetical(claim)
         claim = _strip_trailing_sources(claim)
-        # Both patterns start with `\s*`, so a regex search tries every position of the claim; a
-        # claim whose end (past white space, `*` and `.`) is not the pattern's last letter or `]`
-        # cannot match (under re.I only H, M, W match h, m, w), so those skip the search.
+        # Both patterns are anchored at the claim's end (the label's starts with `\s*`, so a regex
+        # search tries every position of the claim); a claim whose end (past white space, `*` and
+        # `.`) is not the pattern's last letter or `]` cannot match (under re.I only H, M, W match
+        # h, m, w), so those skip the search.
         if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
             claim = _cut_trailing_confidence(claim)
         if claim.rstrip().rstrip("*.")[-1:] == "]":
@@ -178,9 +179,25 @@ def _strip_trailing_sources(text: str) -> str:
     """Cut a `Source(s): ...` tail that starts a sentence outside any bracket."""
     # The pattern is tried at every white space of the claim; it needs `source` and a `:`, and under
     # re.I the letters of `ource` match only themselves in either case, so most claims skip it.
-    if ":" not in text or "ource" not in text.lower():
+    lowered = text.lower()
+    if ":" not in text or "ource" not in lowered:
         return text
-    for match in _TRAIL_SOURCES.finditer(text):
+    # No match starts before the white space and `*`s in front of the first `ource` (a match is
+    # such a run, then `source`): the search starts there. Offsets in the lowered text are the
+    # text's unless a character lowered to two (only U+0130 does).
+    start = lowered.find("ource") - 1
+    if len(lowered) == len(text):
+        while start > 0 and (text[start - 1].isspace() or text[start - 1] == "*"):
+            start -= 1
+    else:
+        start = 0
+    return _cut_at_sources(text, max(start, 0))
+
+
+def _cut_at_sources(text: str, start: int) -> str:
+    """The text before the first `Source(s):` from `start` on that ends a sentence outside any
+    bracket, else the text."""
+    for match in _TRAIL_SOURCES.finditer(text, start):
         head = text[: match.start()]
         if (
             head.rstrip().endswith((".", "!", "?", ")", "]", "*"))

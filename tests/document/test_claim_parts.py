@@ -1,14 +1,23 @@
 """Faster forms in the Findings part against the plain forms they replace: a trailing confidence
-cut from the claim's end, and the first sentence found from its punctuation."""
+cut from the claim's end, the first sentence found from its punctuation, and the search for a
+`Source:` tail started at the first `source`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from hypothesis import example, given, settings
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalgate.document.findings import _ABBREVIATIONS, _cut_trailing_confidence, first_sentence
+from evalgate.document.findings import (
+    _ABBREVIATIONS,
+    _cut_at_sources,
+    _cut_trailing_confidence,
+    _strip_trailing_sources,
+    first_sentence,
+)
 
 TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
@@ -23,32 +32,65 @@ def first_sentence_plainly(text: str) -> str:
     return text.strip()
 
 
+def strip_trailing_sources_plainly(text: str) -> str:
+    """The search from the claim's start."""
+    if ":" not in text or "ource" not in text.lower():
+        return text
+    return _cut_at_sources(text, 0)
+
+
 CONFIDENCE_WORDS = ["confidence", "Confidence", "CONFİDENCE", "confıdence", "high", "Medium", "LOW", "claim"]
-CONFIDENCE_MARKS = [":", "**", "*", ".", "(", "]", "x", " ", "\n", "\t", "\u00a0"]
-CONFIDENCE_PIECES = st.sampled_from([*CONFIDENCE_WORDS, *CONFIDENCE_MARKS])
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.one_of(st.lists(CONFIDENCE_PIECES, max_size=12).map("".join), st.text(max_size=20)))
-@example("Claim. Confidence: high.")
-@example("Claim **confidence: medium**")
-@example("Claim ***confidence low")
-@example("x  \n confidence \n high \n")
-@example("confidence high confidence low")
-@example("Claim ** confidence high")  # the bold marks belong to the claim: only the space goes
-def test_cut_trailing_confidence_is_the_plain_sub(text: str) -> None:
-    assert _cut_trailing_confidence(text) == TRAIL_CONFIDENCE.sub("", text)
-
-
 SENTENCE_MARKS = ["A", "b", "1", ".", "!", "?", '"', "'", "”", "’", ")", "]", "*", "_", "“", "‘", "(", "["]
-SENTENCE_PIECES = st.sampled_from([*SENTENCE_MARKS, "e.g.", "U.S.", "Dr.", "X.", "..", "word", " ", "\n"])
+SOURCE_WORDS = ["source", "Sources", "ſOURCE", "ource", "xsource", "İ", "claim", "(", ")", "[", "]"]
+
+# name: (faster form, plain form, pieces texts are made of, examples each must agree on)
+FORMS: dict[str, tuple[Callable[[str], str], Callable[[str], str], list[str], list[str]]] = {
+    "trailing confidence": (
+        _cut_trailing_confidence,
+        lambda text: TRAIL_CONFIDENCE.sub("", text),
+        [*CONFIDENCE_WORDS, ":", "**", "*", ".", "(", "]", "x", " ", "\n", "\t", "\u00a0"],
+        [
+            "Claim. Confidence: high.",
+            "Claim **confidence: medium**",
+            "Claim ***confidence low",
+            "x  \n confidence \n high \n",
+            "confidence high confidence low",
+            "Claim ** confidence high",  # the bold marks belong to the claim: only the space goes
+        ],
+    ),
+    "first sentence": (
+        first_sentence,
+        first_sentence_plainly,
+        [*SENTENCE_MARKS, "e.g.", "U.S.", "Dr.", "X.", "..", "word", " ", "\n"],
+        ["One. Two.", "See e.g. This. Then! Next", "a.. B", "x.) [y] z. A"],
+    ),
+    "trailing sources": (
+        _strip_trailing_sources,
+        strip_trailing_sources_plainly,
+        [*SOURCE_WORDS, ":", "**", "*", ".", "!", " ", "\n", "\u00a0", "x"],
+        [
+            "Claim. Source: x",
+            "Claim. ** Sources: x. Source: y",
+            "**source: x",
+            "İ. source: x",
+            "a. * *source: x",
+            "Claim. **Source:** x",  # the bold marks are in the match: the search starts before them
+        ],
+    ),
+}
 
 
+@pytest.mark.parametrize("form", FORMS)
+def test_the_faster_form_agrees_on_its_examples(form: str) -> None:
+    faster, plain, _, examples = FORMS[form]
+    assert [faster(text) for text in examples] == [plain(text) for text in examples]
+
+
+@pytest.mark.parametrize("form", FORMS)
 @settings(max_examples=3000, deadline=None)
-@given(st.one_of(st.lists(SENTENCE_PIECES, max_size=16).map("".join), st.text(max_size=30)))
-@example("One. Two.")
-@example("See e.g. This. Then! Next")
-@example("a.. B")
-@example("x.) [y] z. A")
-def test_first_sentence_is_the_plain_search(text: str) -> None:
-    assert first_sentence(text) == first_sentence_plainly(text)
+@given(data=st.data())
+def test_the_faster_form_is_the_plain_form(form: str, data: st.DataObject) -> None:
+    faster, plain, pieces, _ = FORMS[form]
+    made_of_pieces = st.lists(st.sampled_from(pieces), max_size=14).map("".join)
+    text = data.draw(st.one_of(made_of_pieces, st.text(max_size=30)))
+    assert faster(text) == plain(text)
