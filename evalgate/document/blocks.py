@@ -103,9 +103,12 @@ def single_spaced(text: str) -> str:
     """`" ".join(text.split())`: white space runs made one space, none at either end. Most item
     texts are so already, and telling that costs a third of splitting them into words and joining
     those: a printable text holds no white space but the space (every other white space character
-    is a control or separator character), so only a double space or an end space can change."""
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
+    is a control or separator character), so only runs of spaces and end spaces can change."""
+    if text.isprintable():
+        # then runs of spaces are what there is to collapse, and that is what str.replace does
+        while "  " in text:
+            text = text.replace("  ", " ")
+        return text.strip(" ")
     return " ".join(text.split())
 
 

@@ -135,10 +135,24 @@ def first_sentence(text: str) -> str:
     for match in _SENTENCE_END.finditer(text):
         end = match.start() + 1
         head = text[:end].rstrip("\"'”’)]*_")
-        if head.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
+        if head.endswith(_ABBREVIATIONS) or _ends_with_initial(head):
             continue
         return text[:end].strip()
     return text.strip()
+
+
+def _ends_with_initial(head: str) -> bool:
+    r"""`re.search(r"\b[A-Z]\.$", head)`: the text ends with an initial (`J.`), or does before a
+    final newline (where `$` matches too). Looked at from the end, not searched for from the start
+    of every candidate sentence's head."""
+    if head.endswith("\n"):
+        head = head[:-1]
+    return (
+        head[-2:-1].isascii()
+        and head[-2:-1].isupper()
+        and head.endswith(".")
+        and not (head[-3:-2].isalnum() or head[-3:-2] == "_")
+    )
 
 
 def claim_of(text: str) -> str:

@@ -15,6 +15,7 @@ from evalgate.document.findings import (
     _ABBREVIATIONS,
     _cut_at_sources,
     _cut_trailing_confidence,
+    _ends_with_initial,
     _strip_trailing_sources,
     first_sentence,
 )
@@ -61,8 +62,16 @@ FORMS: dict[str, tuple[Callable[[str], str], Callable[[str], str], list[str], li
     "first sentence": (
         first_sentence,
         first_sentence_plainly,
-        [*SENTENCE_MARKS, "e.g.", "U.S.", "Dr.", "X.", "..", "word", " ", "\n"],
-        ["One. Two.", "See e.g. This. Then! Next", "a.. B", "x.) [y] z. A"],
+        [*SENTENCE_MARKS, "e.g.", "U.S.", "Dr.", "X.", "..", "word", "é", "²", " ", "\n"],
+        [
+            "One. Two.",
+            "See e.g. This. Then! Next",
+            "a.. B",
+            "x.) [y] z. A",
+            "By J. Smith. Then",
+            "2J. K",
+            "Née É. Next",
+        ],
     ),
     "trailing sources": (
         _strip_trailing_sources,
@@ -94,3 +103,9 @@ def test_the_faster_form_is_the_plain_form(form: str, data: st.DataObject) -> No
     made_of_pieces = st.lists(st.sampled_from(pieces), max_size=14).map("".join)
     text = data.draw(st.one_of(made_of_pieces, st.text(max_size=30)))
     assert faster(text) == plain(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(st.sampled_from("J É2_ .x\n"), max_size=6))
+def test_ends_with_initial_is_the_pattern(head: str) -> None:
+    assert _ends_with_initial(head) == (re.search(r"\b[A-Z]\.$", head) is not None)
