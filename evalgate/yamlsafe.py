@@ -40,12 +40,12 @@ class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base ch
     Every front matter is loaded with it (453 over the corpus, ~47 nodes each), and libyaml hands
     each node to these Python methods, which were a third of the load: so the plain scalars' tags are
     remembered (a plain scalar's tag is a function of its text alone: the implicit resolvers try the
-    patterns for its first character), a `str` scalar is built without `construct_object`'s
-    bookkeeping (`construct_yaml_str` returns `node.value`; a scalar cannot be recursive, and an
-    aliased one yields the same object either way), and the path-resolver hooks, which do nothing
-    without path resolvers (SafeLoader has none), are C built-ins that ignore their arguments.
-    The same data and errors as the plain form (tests/test_yamlsafe.py); -30% of the corpus's
-    front-matter time."""
+    patterns for its first character; a quoted scalar is a `str`), a `str` scalar is built without
+    `construct_object`'s bookkeeping (`construct_yaml_str` returns `node.value`; a scalar cannot be
+    recursive, and an aliased one yields the same object either way), and the path-resolver hooks,
+    which do nothing without path resolvers (SafeLoader has none), are C built-ins that ignore their
+    arguments. The same data and errors as the plain form (tests/test_yamlsafe.py); -30% of the
+    corpus's front-matter time."""
 
     yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
@@ -63,7 +63,9 @@ class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base ch
         cls._resolved = {}  # a subclass may resolve otherwise: its own memory
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
-        if kind is ScalarNode and implicit[0]:
+        if kind is ScalarNode:
+            if not implicit[0]:  # quoted: no implicit resolver applies (and no path resolver is set)
+                return self.DEFAULT_SCALAR_TAG  # type: ignore[no-any-return]
             tag = self._resolved.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
