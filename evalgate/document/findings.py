@@ -12,6 +12,7 @@ item's text with every such label removed, wherever it sits:
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 
 from evalgate.document.blocks import first_pipe_table, parse_region, single_spaced
@@ -261,20 +262,14 @@ def _evidence_rows(table: Table | None) -> tuple[EvidenceRow, ...]:
         column("note", 3),
     )
 
-    def cell(cells: tuple[str, ...], i: int) -> str:
-        return cells[i] if i < len(cells) else ""
-
-    return tuple(
-        EvidenceRow(
-            line=row.line,
-            claim=cell(row.cells, claim_i),
-            source=cell(row.cells, source_i),
-            confidence=cell(row.cells, conf_i),
-            notes=cell(row.cells, notes_i),
-            cells=row.cells,
-        )
-        for row in table.rows
-    )
+    # the four cells of a row in one C call, a row short of a column padded with "" for it
+    pick = operator.itemgetter(claim_i, source_i, conf_i, notes_i)
+    top = max(claim_i, source_i, conf_i, notes_i) + 1
+    rows = []
+    for row in table.rows:
+        claim, source, confidence, notes = pick(row.cells + ("",) * (top - len(row.cells)))
+        rows.append(EvidenceRow(row.line, claim, source, confidence, notes, row.cells))
+    return tuple(rows)
 
 
 def _sources(doc: Document, sec: Section | None) -> tuple[SourceEntry, ...]:

@@ -1,6 +1,6 @@
 """Faster forms in the Findings part against the plain forms they replace: a trailing confidence
 cut from the claim's end, the first sentence found from its punctuation, and the search for a
-`Source:` tail started at the first `source`."""
+`Source:` tail started at the first `source`; an Evidence Map row's cells picked in one call."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from evalgate.document.findings import (
     _cut_at_sources,
     _cut_trailing_confidence,
     _ends_with_initial,
+    _evidence_rows,
     _strip_trailing_sources,
     first_sentence,
 )
+from evalgate.document.model import Table, TableRow
 
 TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
@@ -109,3 +111,21 @@ def test_the_faster_form_is_the_plain_form(form: str, data: st.DataObject) -> No
 @given(st.text(st.sampled_from("J É2_ .x\n"), max_size=6))
 def test_ends_with_initial_is_the_pattern(head: str) -> None:
     assert _ends_with_initial(head) == (re.search(r"\b[A-Z]\.$", head) is not None)
+
+
+def evidence_rows_plainly(table: Table) -> list[tuple[int, str, str, str, str, tuple[str, ...]]]:
+    names = [h.lower() for h in table.header]
+    at = [next((i for i, h in enumerate(names) if word in h), default) for word, default in COLUMNS]
+    return [(r.line, *(r.cells[i] if i < len(r.cells) else "" for i in at), r.cells) for r in table.rows]
+
+
+COLUMNS = [("claim", 0), ("source", 1), ("confid", 2), ("note", 3)]
+CELL = st.sampled_from(["", "x", "[fact] c", "https://x.org", "Claim", "Notes", "Source", "Confidence"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(CELL, max_size=6), st.lists(st.lists(CELL, max_size=7), max_size=4))
+def test_evidence_rows_pick_the_plain_cells(header: list[str], rows: list[list[str]]) -> None:
+    table = Table(1, 2, tuple(header), tuple(TableRow(n, tuple(cells)) for n, cells in enumerate(rows, 3)))
+    picked = [(r.line, r.claim, r.source, r.confidence, r.notes, r.cells) for r in _evidence_rows(table)]
+    assert picked == evidence_rows_plainly(table)
