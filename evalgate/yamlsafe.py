@@ -17,10 +17,16 @@ import re
 from typing import Any, ClassVar, TypeVar
 
 import yaml
+from yaml.nodes import ScalarNode
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+_STR = "tag:yaml.org,2002:str"
+_RESOLVED_MAX = 4096  # plain scalars whose tag is remembered (keys and the values that recur)
+_RESOLVED_LONGEST = 40  # longer ones (titles, summaries) seldom recur
 
 
 class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base chosen at import time
@@ -29,12 +35,49 @@ class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base ch
     For documents' front matter: nothing evalgate does with it needs a `datetime`, and a date that does
     not exist (`2026-02-30`) would otherwise make the whole front matter invalid YAML, ignoring its
     title with it. Resolving and building the timestamps was also about a sixth of the corpus's YAML
-    time (~10 of ~65 ms)."""
+    time (~10 of ~65 ms).
+
+    Every front matter is loaded with it (453 over the corpus, ~47 nodes each), and libyaml hands
+    each node to these Python methods, which were a third of the load: so the plain scalars' tags are
+    remembered (a plain scalar's tag is a function of its text alone: the implicit resolvers try the
+    patterns for its first character; a quoted scalar is a `str`), a `str` scalar is built without
+    `construct_object`'s bookkeeping (`construct_yaml_str` returns `node.value`; a scalar cannot be
+    recursive, and an aliased one yields the same object either way), and the path-resolver hooks,
+    which do nothing without path resolvers (SafeLoader has none), are C built-ins that ignore their
+    arguments. The same data and errors as the plain form (tests/test_yamlsafe.py); -30% of the
+    corpus's front-matter time."""
 
     yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
+    _resolved: ClassVar[dict[str, str]] = {}
+
+    # libyaml calls these around every node; with no path resolvers BaseResolver's do nothing, and a
+    # C callable that takes the same arguments is cheaper to call than a Python method.
+    descend_resolver = slice  # type: ignore[assignment]  # (parent, index) -> an ignored slice
+    ascend_resolver = int  # type: ignore[assignment]  # () -> an ignored 0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._resolved = {}  # a subclass may resolve otherwise: its own memory
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is ScalarNode:
+            if not implicit[0]:  # quoted: no implicit resolver applies (and no path resolver is set)
+                return self.DEFAULT_SCALAR_TAG  # type: ignore[no-any-return]
+            tag = self._resolved.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(value) <= _RESOLVED_LONGEST and len(self._resolved) < _RESOLVED_MAX:
+                    self._resolved[value] = tag
+            return tag  # type: ignore[no-any-return]
+        return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node.tag == _STR and node.__class__ is ScalarNode:
+            return node.value
+        return super().construct_object(node, deep)
 
 
 def safe_load(text: str, *, dates: bool = True) -> Any:

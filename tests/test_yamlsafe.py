@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from evalgate.yamlsafe import safe_load
+from evalgate.yamlsafe import SafeLoader, TextDatesLoader, safe_load
 
 BUNDLED = sorted(p for p in (Path(__file__).resolve().parent.parent / "evalgate").rglob("*.yml"))
 
@@ -28,3 +30,124 @@ def test_broken_yaml_raises_with_its_line() -> None:
     with pytest.raises(yaml.MarkedYAMLError) as caught:
         safe_load("a: 1\nb: [2\nc: 3\n")
     assert caught.value.problem_mark is not None and caught.value.problem_mark.line >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# TextDatesLoader's faster hooks against the plain loader they stand for
+
+_PLAIN_SCALARS = [
+    "title",
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "y",
+    "~",
+    "null",
+    "Null",
+    "",
+    "true",
+    "False",
+    "1_000",
+    "0x1F",
+    "0o17",
+    "0b101",
+    "-12",
+    "+3",
+    "1e3",
+    "1.5",
+    ".inf",
+    "-.Inf",
+    ".NaN",
+    "190:20:30",
+    "2026-02-28",
+    "2026-02-30",
+    "2026-02-28T09:06:25+00:00",
+    "=",
+    "<<",
+    "medium",
+    "a b",
+    "é",
+    "0",
+    "00",
+    "1.",
+]
+_TAGGED = [
+    "!!str 3",
+    "!!int '7'",
+    "!!float 1",
+    "!!bool yes",
+    "!!null ''",
+    "!!timestamp 2026-02-28",
+    "!!binary aGk=",
+    "!!str [a]",
+    "!!set {a, b}",
+    "!!omap [a: 1]",
+    "!!python/name:os.system",
+]
+
+
+def _scalar() -> st.SearchStrategy[str]:
+    plain = st.sampled_from(_PLAIN_SCALARS)
+    return st.one_of(
+        plain,
+        plain.map(lambda s: f"'{s}'"),
+        plain.map(lambda s: f'"{s}"'),
+        st.sampled_from(_TAGGED),
+        st.text(st.sampled_from("ab1-.:#&*!|>{}[],'\" \ne"), max_size=8),
+    )
+
+
+def _value(depth: int) -> st.SearchStrategy[str]:
+    scalar = _scalar()
+    if depth == 0:
+        return scalar
+    inner = _value(depth - 1)
+    return st.one_of(
+        scalar,
+        st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+        st.lists(st.tuples(_scalar(), inner), max_size=3).map(
+            lambda kv: "{" + ", ".join(f"{k}: {v}" for k, v in kv) + "}"
+        ),
+    )
+
+
+_front_matter = st.lists(
+    st.tuples(
+        st.sampled_from(["", "&a ", "&b "]),
+        _scalar(),
+        st.one_of(_value(2), st.sampled_from(["*a", "*b", "&a x", "&a [*a]", "<<: *a"])),
+    ),
+    max_size=6,
+).map(lambda rows: "\n".join(f"{anchor}{key}: {value}" for anchor, key, value in rows))
+
+
+class _PlainTextDates(SafeLoader):  # type: ignore[misc,valid-type]
+    """TextDatesLoader without its faster hooks: the form it must equal."""
+
+    yaml_implicit_resolvers = TextDatesLoader.yaml_implicit_resolvers
+
+
+def _outcome(loader: type, text: str) -> tuple[str, str]:
+    try:
+        return "data", repr(yaml.load(text, Loader=loader))  # repr tells 1, 1.0 and True apart
+    except yaml.YAMLError as exc:
+        return type(exc).__name__, str(exc)
+    except (ValueError, OverflowError, RecursionError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_front_matter, st.text(max_size=40)), min_size=1, max_size=3))
+def test_text_dates_loader_gives_the_plain_loaders_data_and_errors(texts: list[str]) -> None:
+    # several loads in a row: a tag remembered from one text answers the next
+    for text in texts:
+        assert _outcome(TextDatesLoader, text) == _outcome(_PlainTextDates, text)
+
+
+def test_text_dates_loaders_hooks_stand_for_safe_loaders() -> None:
+    # the shortcuts are exact only while these hold
+    assert TextDatesLoader.yaml_path_resolvers == {}
+    assert TextDatesLoader.yaml_constructors["tag:yaml.org,2002:str"] is yaml.SafeLoader.construct_yaml_str
+    loaded = safe_load("a: 2026-02-28\nb: yes\nc: '1'\n", dates=False)
+    assert loaded == {"a": "2026-02-28", "b": True, "c": "1"}

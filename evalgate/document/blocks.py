@@ -94,9 +94,22 @@ def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListIte
         elif tok.type == "inline" and not nested:
             nested.append(tok.content)
         elif tok.type == "list_item_close" and tok.level == level + 1:
-            items.append(_list_item(span, " ".join(" ".join(parts or nested).split()), ordered))
+            items.append(_list_item(span, single_spaced(" ".join(parts or nested)), ordered))
         i += 1
     return i + 1, tuple(items)
+
+
+def single_spaced(text: str) -> str:
+    """`" ".join(text.split())`: white space runs made one space, none at either end. Most item
+    texts are so already, and telling that costs a third of splitting them into words and joining
+    those: a printable text holds no white space but the space (every other white space character
+    is a control or separator character), so only runs of spaces and end spaces can change."""
+    if text.isprintable():
+        # then runs of spaces are what there is to collapse, and that is what str.replace does
+        while "  " in text:
+            text = text.replace("  ", " ")
+        return text.strip(" ")
+    return " ".join(text.split())
 
 
 def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
@@ -111,6 +124,7 @@ def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _TABLE_END = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3})")
+_TABLE_END_LEAD = frozenset(" #>`~")
 
 
 def _cells(line: str) -> tuple[str, ...]:
@@ -122,7 +136,13 @@ def _cells(line: str) -> tuple[str, ...]:
     # Most rows have no escaped pipe, and then the split is str.split's (the regex, which starts
     # with a look-behind, is tried at every character).
     cells = _CELL_SPLIT.split(text) if "\\|" in text else text.split("|")
-    return tuple(cell.strip() for cell in cells)
+    return tuple(map(str.strip, cells))
+
+
+def ends_table(line: str) -> bool:
+    """Whether a non-blank line starts a block that ends a pipe table (heading, quote, fence). Only
+    a line starting with one of their characters or a space can (most rows start with `|`)."""
+    return line[0] in _TABLE_END_LEAD and _TABLE_END.match(line) is not None
 
 
 def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | None:
@@ -142,7 +162,7 @@ def first_pipe_table(lines: tuple[str, ...], first: int, last: int) -> Table | N
         end = n + 1
         for m in range(n + 2, last + 1):
             line = lines[m - 1]
-            if not line.strip() or _TABLE_END.match(line):
+            if not line.strip() or ends_table(line):
                 break
             cells = _cells(line)[: len(head)]  # GFM: excess cells are dropped, missing ones empty
             rows.append(TableRow(line=m, cells=cells + ("",) * (len(head) - len(cells))))
@@ -183,14 +203,19 @@ def _collect_table(tokens: list, i: int, offset: int) -> tuple[int, Table]:
 # ---------------------------------------------------------------------------------------------
 # Plain lists without markdown-it-py
 
-# A top-level list item: marker at the start of the line, one to four spaces, then text.
-_ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
 # What no plain line may start with, past its indentation: a block other than a paragraph or a
 # top-level list item could begin there (fence, heading, HTML, quote, setext underline, a nested or
-# indented list item, a thematic break). A code span or `#tag` starts a paragraph.
-_NOT_PLAIN = re.compile(
-    r" *(?:`{3}|~{3}|#{1,6}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|([-*_])(?: *\1){2,} *$)"
+# indented list item, a thematic break). A code span or `#tag` starts a paragraph. ({rule}: the
+# number of the group that holds a thematic break's character.)
+_BLOCK = (
+    r" *(?:`{{3}}|~{{3}}|#{{1,6}}(?:[ \t]|$)|[<>=]|[-+*](?: |$)|\d{{1,9}}[.)](?: |$)"
+    r"|([-*_])(?: *\{rule}){{2,}} *$)"
 )
+_NOT_PLAIN = re.compile(_BLOCK.format(rule=1))
+# A top-level list item: marker at the start of the line, one to four spaces, then text; and whether
+# that text starts a block of its own (`block`), found in the same match: the item's number and
+# delimiter are groups 1 and 2, `block` 3, its thematic break's character 4.
+_ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)(?P<block>" + _BLOCK.format(rule=4) + ")?")
 
 
 def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
@@ -216,7 +241,7 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
     blank = True  # the last line was blank (or there was none)
 
     def close_item(end: int) -> None:
-        text = " ".join(" ".join(parts).split())
+        text = single_spaced(" ".join(parts))
         items.append(_list_item((start + first, end + first - 1), text, kind is not None and kind[1] != ""))
 
     for index, line in enumerate(region):
@@ -235,8 +260,8 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
             continue
         item = _ITEM.match(line) if indent == 0 else None
         if item is not None:
-            number, delimiter = item.groups()
-            if _NOT_PLAIN.match(line, item.end()):
+            number, delimiter, block = item.group(1, 2, "block")
+            if block is not None:
                 return None  # the item's text starts a block of its own
             if paragraph and not in_item and number is not None and int(number) != 1:
                 return None  # CommonMark: paragraph text, markdown-it-py's rule applies

@@ -12,9 +12,10 @@ item's text with every such label removed, wherever it sits:
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 
-from evalgate.document.blocks import first_pipe_table, parse_region
+from evalgate.document.blocks import first_pipe_table, parse_region, single_spaced
 from evalgate.document.model import (
     Document,
     EvidenceRow,
@@ -26,7 +27,15 @@ from evalgate.document.model import (
     Table,
 )
 
-URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*", re.I)
+# A URL: `http://`, `https://` or `www.` in any case, then what a URL holds. Spelled without re.I,
+# whose letters give `re` no first character to skip to (it tried a match at every character of every
+# source entry): the first letter is a class `re` scans for, the rest of the scheme is checked from
+# it. Under re.I these letters match only their two cases, and `s` also `ſ` (U+017F); the
+# classes hold no letter. The same matches as the re.I form (tests/document/test_urls.py).
+URL = re.compile(
+    r"[hHwW](?:(?<=[hH])[tT][tT][pP][sS\u017f]?://|(?<=[wW])[wW][wW]\.)"
+    r"[^\s<>()\[\]|`\"']+(?:\([^\s()]*\)[^\s<>()\[\]|`\"']*)*"
+)
 DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)
 _LABEL_WORDS = r"fact|inference|assumption|confidence|source|sources|high|medium|low"
 _LEAD_LABEL = re.compile(rf"^(?:\*\*|__)?\[[^\]]*\b(?:{_LABEL_WORDS})\b[^\]]*\](?:\*\*|__)?[\s:.;,-]*", re.I)
@@ -35,13 +44,21 @@ _LEAD_CONFIDENCE = re.compile(
     re.I,
 )
 _TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
-_TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
+# `\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$` (re.I), which starts with `\s*`
+# and so was tried at every character of the claim, matched from the claim's end instead: this is
+# it reversed, matched at the start of the reversed claim (see _cut_trailing_confidence).
+_TRAIL_CONFIDENCE_REVERSED = re.compile(
+    r"\s*(?:\*\*)?\.?(?:hgih|muidem|wol)\s*:?ecnedifnoc(?:\*\*)?\s*", re.I
+)
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
 _CARRIES_LABEL = re.compile(
     rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
 )  # a bracket's label, confidence or source
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
+# A sentence's end: its `.`, `!` or `?`, closing quotes or brackets, white space, then what starts a
+# sentence. The end is one past the punctuation (a look-behind for it would give `re` no first
+# character to skip to, and it tried every character of every summary).
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
 
 
@@ -110,18 +127,33 @@ def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary |
         return None
     while end > first and not doc.lines[end - 1].strip():
         end -= 1
-    text = " ".join(" ".join(doc.lines[first - 1 : end]).split())
+    text = single_spaced(" ".join(doc.lines[first - 1 : end]))
     return ExecutiveSummary(line=first, end_line=end, text=text, first_sentence=first_sentence(text))
 
 
 def first_sentence(text: str) -> str:
     """The text up to its first sentence end (abbreviations such as 'e.g.' do not end one)."""
     for match in _SENTENCE_END.finditer(text):
-        head = text[: match.start()].rstrip("\"'”’)]*_")
-        if head.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
+        end = match.start() + 1
+        head = text[:end].rstrip("\"'”’)]*_")
+        if head.endswith(_ABBREVIATIONS) or _ends_with_initial(head):
             continue
-        return text[: match.start()].strip()
+        return text[:end].strip()
     return text.strip()
+
+
+def _ends_with_initial(head: str) -> bool:
+    r"""`re.search(r"\b[A-Z]\.$", head)`: the text ends with an initial (`J.`), or does before a
+    final newline (where `$` matches too). Looked at from the end, not searched for from the start
+    of every candidate sentence's head."""
+    if head.endswith("\n"):
+        head = head[:-1]
+    return (
+        head[-2:-1].isascii()
+        and head[-2:-1].isupper()
+        and head.endswith(".")
+        and not (head[-3:-2].isalnum() or head[-3:-2] == "_")
+    )
 
 
 def claim_of(text: str) -> str:
@@ -136,11 +168,12 @@ def claim_of(text: str) -> str:
         before = claim
         claim = _strip_trailing_parenthetical(claim)
         claim = _strip_trailing_sources(claim)
-        # Both patterns start with `\s*`, so a regex search tries every position of the claim; a
-        # claim whose end (past white space, `*` and `.`) is not the pattern's last letter or `]`
-        # cannot match (under re.I only H, M, W match h, m, w), so those skip the search.
+        # Both patterns are anchored at the claim's end (the label's starts with `\s*`, so a regex
+        # search tries every position of the claim); a claim whose end (past white space, `*` and
+        # `.`) is not the pattern's last letter or `]` cannot match (under re.I only H, M, W match
+        # h, m, w), so those skip the search.
         if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
-            claim = _TRAIL_CONFIDENCE.sub("", claim)
+            claim = _cut_trailing_confidence(claim)
         if claim.rstrip().rstrip("*.")[-1:] == "]":
             claim = _TRAIL_LABEL.sub("", claim)
         claim = claim.strip()
@@ -149,13 +182,37 @@ def claim_of(text: str) -> str:
     return claim
 
 
+def _cut_trailing_confidence(text: str) -> str:
+    """Cut a trailing `Confidence: high.` (or `**medium confidence**`'s like, as the pattern says).
+    The pattern is anchored at the end, so its leftmost match is the longest suffix it matches, which
+    the reversed pattern's greedy match from the reversed text's start finds."""
+    match = _TRAIL_CONFIDENCE_REVERSED.match(text[::-1])
+    return text[: len(text) - match.end()] if match else text
+
+
 def _strip_trailing_sources(text: str) -> str:
     """Cut a `Source(s): ...` tail that starts a sentence outside any bracket."""
     # The pattern is tried at every white space of the claim; it needs `source` and a `:`, and under
     # re.I the letters of `ource` match only themselves in either case, so most claims skip it.
-    if ":" not in text or "ource" not in text.lower():
+    lowered = text.lower()
+    if ":" not in text or "ource" not in lowered:
         return text
-    for match in _TRAIL_SOURCES.finditer(text):
+    # No match starts before the white space and `*`s in front of the first `ource` (a match is
+    # such a run, then `source`): the search starts there. Offsets in the lowered text are the
+    # text's unless a character lowered to two (only U+0130 does).
+    start = lowered.find("ource") - 1
+    if len(lowered) == len(text):
+        while start > 0 and (text[start - 1].isspace() or text[start - 1] == "*"):
+            start -= 1
+    else:
+        start = 0
+    return _cut_at_sources(text, max(start, 0))
+
+
+def _cut_at_sources(text: str, start: int) -> str:
+    """The text before the first `Source(s):` from `start` on that ends a sentence outside any
+    bracket, else the text."""
+    for match in _TRAIL_SOURCES.finditer(text, start):
         head = text[: match.start()]
         if (
             head.rstrip().endswith((".", "!", "?", ")", "]", "*"))
@@ -205,20 +262,14 @@ def _evidence_rows(table: Table | None) -> tuple[EvidenceRow, ...]:
         column("note", 3),
     )
 
-    def cell(cells: tuple[str, ...], i: int) -> str:
-        return cells[i] if i < len(cells) else ""
-
-    return tuple(
-        EvidenceRow(
-            line=row.line,
-            claim=cell(row.cells, claim_i),
-            source=cell(row.cells, source_i),
-            confidence=cell(row.cells, conf_i),
-            notes=cell(row.cells, notes_i),
-            cells=row.cells,
-        )
-        for row in table.rows
-    )
+    # the four cells of a row in one C call, a row short of a column padded with "" for it
+    pick = operator.itemgetter(claim_i, source_i, conf_i, notes_i)
+    top = max(claim_i, source_i, conf_i, notes_i) + 1
+    rows = []
+    for row in table.rows:
+        claim, source, confidence, notes = pick(row.cells + ("",) * (top - len(row.cells)))
+        rows.append(EvidenceRow(row.line, claim, source, confidence, notes, row.cells))
+    return tuple(rows)
 
 
 def _sources(doc: Document, sec: Section | None) -> tuple[SourceEntry, ...]:

@@ -174,10 +174,14 @@ class Document:
     def find_section(self, key: str, *, under: Section | None = None) -> Section | None:
         """The first section whose normalised title equals `key` (or starts with it followed by a
         space), optionally restricted to sections inside `under`."""
-        for s in self.sections:
-            if under is not None and not (under.line < s.line <= under.end_line):
-                continue
-            if s.key == key or s.key.startswith(key + " "):
+        sections = self.sections
+        if under is not None:
+            # sections are in line order: those inside `under` follow it up to its last line
+            start = bisect.bisect_right(self.heading_lines, under.line)
+            sections = sections[start : bisect.bisect_right(self.heading_lines, under.end_line)]
+        spaced = key + " "
+        for s in sections:
+            if s.key == key or s.key.startswith(spaced):
                 return s
         return None
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -57,7 +56,9 @@ def read_document(
     if st.st_size > max_bytes:
         raise DocumentError(f"{shown}: {st.st_size} bytes is larger than the {max_bytes}-byte limit")
     try:
-        raw = Path(name).read_bytes()
+        # unbuffered: the file is read whole, so a BufferedReader and its buffer are only cost
+        with open(name, "rb", buffering=0) as file:
+            raw = file.read()
     except OSError as exc:
         raise DocumentError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
     if len(raw) > max_bytes:  # grew between stat and read
@@ -130,16 +131,16 @@ def build_sections(lines: tuple[str, ...], headings: tuple[tuple[int, int, str],
     # a deeper level. Linear in the number of headings (a rescan per heading was quadratic: 50,000
     # headings took ~10 s).
     ends = [n] * len(headings)
-    open_headings: list[int] = []
+    open_headings: list[tuple[int, int]] = []  # (level, index)
     for i, (line, level, _title) in enumerate(headings):
-        while open_headings and headings[open_headings[-1]][1] >= level:
-            ends[open_headings.pop()] = line - 1
-        open_headings.append(i)
+        while open_headings and open_headings[-1][0] >= level:
+            ends[open_headings.pop()[1]] = line - 1
+        open_headings.append((level, i))
     out: list[Section] = []
     for (line, level, title), end in zip(headings, ends, strict=True):
         while end > line and not lines[end - 1].strip():
             end -= 1
-        out.append(Section(level=level, title=title, line=line, end_line=end))
+        out.append(Section(level, title, line, end))
     return tuple(out)
 
 

@@ -4,6 +4,7 @@ the next begins), and it must hand anything else back (None)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,35 @@ def test_corpus_sections_read_the_same_by_both(corpus_dir: Path) -> None:
                 answered += fast is not None
     assert compared > 10_000
     assert answered / checked_regions > 0.95
+
+
+# `_ITEM` finds an item's marker and, in the same match, whether its text starts a block; the plain
+# form is the marker alone, then `_NOT_PLAIN` where its text starts.
+MARKER_ONLY = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["-", "*", "+", "1", "12", ".", ")", " ", "\t", "#", "`", "~", "<", "=", "_", "x"]),
+        max_size=10,
+    ).map("".join)
+)
+@example("- - - -")
+@example("1. # h")
+@example("-  * * *")
+@example("- _ _ _")  # a thematic break only the back-reference finds
+def test_item_and_block_in_one_match_is_the_two_matches(line: str) -> None:
+    fused, marker = markdown_blocks._ITEM.match(line), MARKER_ONLY.match(line)
+    assert (fused is None) == (marker is None)
+    if fused is not None and marker is not None:
+        assert fused.group(1, 2) == marker.group(1, 2)
+        blocked = markdown_blocks._NOT_PLAIN.match(line, marker.end()) is not None
+        assert (fused.group("block") is not None) == blocked
+        assert blocked or fused.end() == marker.end()
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(st.sampled_from(" #>`~|x\t"), min_size=1, max_size=8))
+def test_ends_table_is_the_pattern(line: str) -> None:
+    assert markdown_blocks.ends_table(line) == (markdown_blocks._TABLE_END.match(line) is not None)

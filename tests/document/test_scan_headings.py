@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.document.scan import scan_lines
+from evalgate.document.scan import closes_fence, scan_lines
 
 PIECES = ["# Head", "## Two #", "#tag", "1. item", "12) item", "2026 was good", "2. x", "text", "", "- a"]
 PIECES += ["* b", "    code", "  - nested", "```", "~~~", "---", "===", "**bold**", "* * *", "- - -", "___"]
@@ -42,3 +42,34 @@ def test_headings_are_markdown_it_s(lines: list[str]) -> None:
 def test_a_setext_heading_s_title_is_its_whole_paragraph() -> None:
     (heading,) = scan_lines(("Two line", "*title*", "---")).headings
     assert heading == (1, 2, "Two line title")
+
+
+# The scan's shortcuts for common lines against its general path, which every line can take.
+SHORTCUT_PIECES = [*PIECES, "-  -  -", "*\t*\t*", "- -", "-  x", "+ + +", "  - x", "   * y", "    - z"]
+SHORTCUT_PIECES += ["  -  -  -", "  - - -", " * * *", "  + z", " -x", "  -", "  - ", "  - \u00a0", "  1. x"]
+SHORTCUT_PIECES += ["  ```", "```  ", "````", "~~~~~", "``` x`", "text", "[link](x)", "**b**", "| a |"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(SHORTCUT_PIECES), max_size=14), st.integers(1, 3))
+@example(["-  -  -", "Title", "---"], 1)  # a thematic break with wide gaps ends the list
+@example(["  - x", "Title", "---"], 1)
+@example(["text", "  - \u00a0", "---"], 1)  # an empty item is paragraph text
+@example(["text", "  - ", "---"], 1)
+def test_the_shortcuts_do_what_the_general_path_does(lines: list[str], first: int) -> None:
+    assert scan_lines(tuple(lines), first) == scan_lines(tuple(lines), first, shortcuts=False)
+
+
+def closes_fence_plainly(line: str, char: str, length: int) -> bool:
+    stripped = line.strip()
+    closing = stripped and set(stripped) == {char} and len(stripped) >= length
+    return bool(closing) and len(line) - len(line.lstrip(" ")) < 4
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(st.sampled_from("`~ \tx\u00a0"), max_size=10), st.sampled_from("`~"), st.integers(3, 5))
+@example("  ```` ", "`", 3)
+@example("```x", "`", 3)
+@example("    ```", "`", 3)  # indented four: code, not a closing fence
+def test_closes_fence_is_the_plain_rule(line: str, char: str, length: int) -> None:
+    assert closes_fence(line, char, length) == closes_fence_plainly(line, char, length)
