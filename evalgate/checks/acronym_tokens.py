@@ -43,13 +43,17 @@ def token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pa
     if all(_starts_with_capital(s) for s in specials):
         alternatives = "".join(f"{re.escape(s[1:])}(?<={re.escape(s)})|" for s in specials)
         ahead = "".join(f"|{re.escape(rest)}" for rest in _rests(specials))
-        abbr = rf"[A-Z](?=[A-Z0-9]{ahead})(?<!{GLUED}[A-Z])(?:{alternatives}[A-Z0-9]+)"
+        abbr = rf"[A-Z](?=[A-Z0-9]{ahead})(?<!{GLUED}[A-Z])(?:{alternatives}[A-Z0-9]++)"
     else:  # a special that does not start with a capital (none in acronyms.yml): the slow form
-        abbr = f"(?<!{GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+)"
+        abbr = f"(?<!{GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]++)"
+    # `[A-Z0-9]++` keeps its whole run (a shorter one is followed by a capital or digit, which the
+    # look-ahead at the end refuses, so giving characters back never led to a match), and each
+    # optional group is an alternation with the empty string, the same order of tries as `(...)?`
+    # without the engine's repeat bookkeeping: 17% of the regex's instructions at the places tried.
     return re.compile(
         rf"(?P<abbr>{abbr})"
-        r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
-        r"(?P<plural>s)?"
+        r"(?:(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])|)"  # a version: GPT-4, GPT-4o, GPT-3.5
+        r"(?:(?P<plural>s)|)"
         r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
     )
 
