@@ -90,8 +90,10 @@ def token_finder(
     table = _shape_table(kept)
     glued = b"".join(re.escape(bytes([c])) for c in sorted({65, 48, 103} | (kept & _GLUED_ASCII)))
     ahead = b"|".join(re.escape(rest.encode("ascii").translate(table)) for rest in rests)
-    after = b"[A0]" if not rests else b"(?:[A0]|(?=" + ahead + b"))"
-    candidates = re.compile(b"A(?<![" + glued + b"]A)" + after)
+    # What follows the capital first (most capitals start a word, `Ag`), then the byte before it.
+    behind = b"(?<![" + glued + b"]A"
+    rest = b"" if not rests else b"|(?=" + ahead + b")" + behind + b")"
+    candidates = re.compile(b"A(?:[A0]" + behind + b".)" + rest + b")")
     return partial(_tokens, token, candidates, table)
 
 
