@@ -184,7 +184,7 @@ def find_problems(
     # Searched for at every later use of a settled acronym (~55,000 in the corpus): bound once, and
     # the window's start without a call to max() (those calls were 2% of the check's instructions).
     paren_capital = _PAREN_CAPITAL.search
-    for m in tokens(text):
+    for m in tokens(text, document.utf8):
         abbr = m.group(1)  # the `abbr` group
         # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
         # is no acronym (13,000 matches): those go first, before anything else is looked at (whatever

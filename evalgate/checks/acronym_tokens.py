@@ -27,9 +27,12 @@ def token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pa
     # A capital right after a letter, digit or one of GLUED is inside a word, a file name, a handle
     # or a variable: the look-behind that refuses it comes after the first `[A-Z]` (in front, it
     # would stop the regex engine from jumping to the next capital, which triples the cost of the
-    # pass). Every alternative starting with a capital is factored as `[A-Z]` plus a look-behind
-    # for it, so the pattern starts with a character set and the engine skips straight to capitals
-    # (3x faster); the alternatives, their order and so every match stay the same.
+    # pass). Every alternative starting with a capital is factored as `[A-Z]`, then the rest of
+    # the special followed by a look-behind for the whole special (`aaS(?<=SaaS)`), so the pattern
+    # starts with a character set and the engine skips straight to capitals (3x faster), and each
+    # alternative starts with a literal, which the engine's alternation refuses at its first
+    # character without entering it (a look-behind in front was entered at every place tried: 7%
+    # of the token search); the alternatives, their order and so every match stay the same.
     # A look-ahead for what any alternative can match after the capital (`[A-Z0-9]`, or the rest of
     # a special: `oT` of CoT) fails most capitals (those that start a capitalised word) at once
     # instead of after trying every alternative; every alternative matches one, so it holds wherever
@@ -38,69 +41,90 @@ def token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pa
     # second character only (Ma, Co and Pa started many words).
     specials = tuple(sorted((*mixed_case, *shorthand), key=len, reverse=True))
     if all(_starts_with_capital(s) for s in specials):
-        alternatives = "".join(f"(?<={re.escape(s[0])}){re.escape(s[1:])}|" for s in specials)
+        alternatives = "".join(f"{re.escape(s[1:])}(?<={re.escape(s)})|" for s in specials)
         ahead = "".join(f"|{re.escape(rest)}" for rest in _rests(specials))
-        abbr = rf"[A-Z](?=[A-Z0-9]{ahead})(?<!{GLUED}[A-Z])(?:{alternatives}[A-Z0-9]+)"
+        abbr = rf"[A-Z](?=[A-Z0-9]{ahead})(?<!{GLUED}[A-Z])(?:{alternatives}[A-Z0-9]++)"
     else:  # a special that does not start with a capital (none in acronyms.yml): the slow form
-        abbr = f"(?<!{GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]+)"
+        abbr = f"(?<!{GLUED})(?:" + "".join(re.escape(s) + "|" for s in specials) + "[A-Z][A-Z0-9]++)"
+    # `[A-Z0-9]++` keeps its whole run (a shorter one is followed by a capital or digit, which the
+    # look-ahead at the end refuses, so giving characters back never led to a match), and each
+    # optional group is an alternation with the empty string, the same order of tries as `(...)?`
+    # without the engine's repeat bookkeeping: 17% of the regex's instructions at the places tried.
     return re.compile(
         rf"(?P<abbr>{abbr})"
-        r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?"  # a version: GPT-4, GPT-4o, GPT-3.5
-        r"(?P<plural>s)?"
+        r"(?:(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])|)"  # a version: GPT-4, GPT-4o, GPT-3.5
+        r"(?:(?P<plural>s)|)"
         r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
     )
 
 
-# Every capital as `A`, every digit as `0`, every other byte as a space.
-_SHAPE = bytes.maketrans(
-    bytes(range(256)),
-    bytes(65 if 65 <= c <= 90 else 48 if 48 <= c <= 57 else 32 for c in range(256)),
-)
-_CAPITAL_CAPITAL = re.compile(b"AA")
-_CAPITAL_DIGIT = re.compile(b"A0")
+# The one-byte "shape" of a text, made from its UTF-8 bytes in one C pass (`bytes.translate`): every
+# continuation byte (0x80-0xBF) is deleted, so each character is one byte and offsets are the text's;
+# a capital becomes `A`, a digit `0`, another ASCII character a token cannot follow (a letter, `_` or
+# `.@$%&\`: GLUED) `g`, and every other byte a space, except the characters of the specials' rests,
+# which stay themselves.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_GLUED_ASCII = frozenset(c for c in range(128) if chr(c).isalnum() or chr(c) in "_.@$%&\\")
+
+
+def _shape_table(kept: frozenset[int]) -> bytes:
+    return bytes(
+        65 if 65 <= c <= 90 else 48 if 48 <= c <= 57 else c if c in kept else 103 if c in _GLUED_ASCII else 32
+        for c in range(256)
+    )
 
 
 @lru_cache(maxsize=4)
 def token_finder(
     mixed_case: frozenset[str], shorthand: tuple[str, ...]
-) -> Callable[[str], Iterator[re.Match[str]]]:
-    """`token_regex(...).finditer`, or the same matches found faster (`_tokens`) when every special
-    starts with a capital (as all in acronyms.yml do)."""
+) -> Callable[[str, bytes | None], Iterator[re.Match[str]]]:
+    """`(text, utf8) -> token_regex(...).finditer(text)`, found faster (`_tokens`) when every special
+    starts with a capital and their rests are ASCII (as all in acronyms.yml are). `utf8`, when given,
+    is the text's UTF-8 encoding (`Document.utf8`)."""
     token = token_regex(mixed_case, shorthand)
     specials = (*mixed_case, *shorthand)
-    if not all(_starts_with_capital(s) for s in specials):
-        return token.finditer
-    rests = tuple(rest.encode("latin-1", "replace") for rest in _rests(specials))
-    return partial(_tokens, token, rests)
+    rests = _rests(specials)
+    if not all(_starts_with_capital(s) for s in specials) or not all(r.isascii() for r in rests):
+        return partial(_all_tokens, token)
+    kept = frozenset(c for r in rests for c in r.encode("ascii") if not (65 <= c <= 90 or 48 <= c <= 57))
+    table = _shape_table(kept)
+    glued = b"".join(re.escape(bytes([c])) for c in sorted({65, 48, 103} | (kept & _GLUED_ASCII)))
+    ahead = b"|".join(re.escape(rest.encode("ascii").translate(table)) for rest in rests)
+    # What follows the capital first (most capitals start a word, `Ag`), then the byte before it.
+    behind = b"(?<![" + glued + b"]A"
+    rest = b"" if not rests else b"|(?=" + ahead + b")" + behind + b")"
+    candidates = re.compile(b"A(?:[A0]" + behind + b".)" + rest + b")")
+    return partial(_tokens, token, candidates, table)
 
 
-def _tokens(token: re.Pattern[str], rests: tuple[bytes, ...], text: str) -> Iterator[re.Match[str]]:
+def _all_tokens(token: re.Pattern[str], text: str, utf8: bytes | None = None) -> Iterator[re.Match[str]]:
+    return token.finditer(text)
+
+
+def _tokens(
+    token: re.Pattern[str], candidates: re.Pattern[bytes], table: bytes, text: str, utf8: bytes | None = None
+) -> Iterator[re.Match[str]]:
     """`token.finditer(text)`, with the regex tried only where a match can start.
 
     The regex starts with `[A-Z]`, so `finditer` tests every character against that set and tries
     the rest of the pattern at every capital (641,000 in the corpus, most starting a capitalised
-    word): half of the check. A match starts at a capital after a character that is no letter or
-    digit (the look-behind), followed by a capital, a digit or a special's rest (the look-ahead).
-    In the text's shape (one byte per character: `encode` with `replace` keeps offsets) that is the
-    first `AA` or `A0` of its run, which re finds as literals without testing a set; a run's later
-    pairs follow a capital or digit and fail at once. A special's rest is found in the bytes
-    themselves, overlaps included. Trying the regex at these places in order, after the end of the
-    last match, gives finditer's matches: 645 M instructions for the scan of every third item
-    against 665 M, 0.205 s of CPU against 0.225 s for the corpus.
+    word): half of the check. A match starts at a capital after a character that is no letter, digit
+    or other GLUED character (the look-behind), followed by a capital, a digit or a special's rest
+    (the look-ahead). `candidates` finds those places in the text's shape, whose first byte is the
+    literal `A` (re jumps between literals without testing a set): a capital that no `A`, `0`, `g`
+    or glued kept character comes before, followed by `A` or `0` (consumed: the next capital of a
+    run follows a capital and fails at once) or by a rest's shape (looked at only: a rest may hold a
+    character after which a token can start, `/` of A/B). Every match starts at such a place, so
+    trying the regex at these places in order, after the end of the last match (a special such as
+    `A/BC` holds a place inside its own match), gives finditer's
+    matches: one translation and one search, where encoding the text to Latin-1, translating it,
+    two literal searches and one `bytes.find` per rest took three times as long.
     """
-    data = text.encode("latin-1", "replace")
-    shape = data.translate(_SHAPE)
-    starts = [m.start() for m in _CAPITAL_CAPITAL.finditer(shape)]
-    starts += [m.start() for m in _CAPITAL_DIGIT.finditer(shape)]
-    for rest in rests:
-        at = data.find(rest, 1)
-        while at >= 0:
-            starts.append(at - 1)
-            at = data.find(rest, at + 1)
-    starts.sort()
+    data = text.encode("utf-8", "surrogatepass") if utf8 is None else utf8
     match = token.match
     end = 0
-    for start in starts:
+    for c in candidates.finditer(data.translate(table, _CONTINUATION)):
+        start = c.start()
         if start >= end:
             m = match(text, start)
             if m is not None:

@@ -150,10 +150,28 @@ def _phrase_search(keys: tuple[tuple[str, str], ...]) -> _PhraseSearch | None:
         start = raw.rfind(b" ", 0, at) + 1  # the character's word is raw[start:stop]
         stop = raw.find(b" ", at) if b" " in raw[at:] else len(raw)
         rest = b"".join(_WHITE + re.escape(word) for word in folded[stop:].split(b" ") if word)
-        branches.append(
-            re.escape(folded[at + 1 : stop]) + b"(?<=" + re.escape(folded[start:stop]) + b")" + rest
-        )
-    return _PhraseSearch(bytes(table), re.compile(b"\x00(?:" + b"|".join(branches) + b")"))
+        branches.append((folded[at + 1 : stop], b"(?<=" + re.escape(folded[start:stop]) + b")" + rest))
+    return _PhraseSearch(bytes(table), re.compile(b"\x00" + _alternation(branches)))
+
+
+def _alternation(branches: list[tuple[bytes, bytes]]) -> bytes:
+    """A pattern matching where any (literal, pattern) branch does, with the branches' literals
+    merged into a trie: `uestion(?:...)` once for the six phrases whose word after the `q` is
+    `uestion`. At each of the corpus's ~365,000 NUL bytes the engine's alternation tests each branch's
+    first byte; merged, it tests one per distinct first byte (the search is only asked whether some
+    branch matches, so their order does not matter)."""
+    groups: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    bare = []  # branches whose literal is spent: their pattern starts with a look-behind
+    for literal, pattern in branches:
+        if literal:
+            groups.setdefault(literal[:1], []).append((literal[1:], pattern))
+        else:
+            bare.append(pattern)
+    parts = [
+        re.escape(first) + (re.escape(group[0][0]) + group[0][1] if len(group) == 1 else _alternation(group))
+        for first, group in groups.items()
+    ]
+    return b"(?:" + b"|".join(parts + bare) + b")"
 
 
 class _Searches:

@@ -78,14 +78,17 @@ TOKEN_PIECES = (
 TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_size=14)
 
 
+# What follows the acronym, as first written: optional groups, and no look-ahead at the end of `abbr`.
+PLAIN_TAIL = r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?(?P<plural>s)?(?![\w@&]|\.\w|/\w)"
+
+
 def plaintoken_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
-    """The token regex unfactored: the look-behind in front, each special spelled out, no look-ahead
-    (the form that tries every alternative at every capital)."""
-    fast = token_regex(mixed_case, shorthand).pattern
+    """The token regex unfactored: the look-behind in front, each special spelled out, no look-ahead,
+    a run of capitals that may give characters back, optional groups as `(...)?` (the form that tries
+    every alternative at every capital)."""
     specials = sorted((*mixed_case, *shorthand), key=len, reverse=True)
     alternatives = "".join(re.escape(s) + "|" for s in specials)
-    tail = fast[fast.index("(?P<suffix>") :]
-    return re.compile(f"(?P<abbr>(?<!{GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){tail}")
+    return re.compile(f"(?P<abbr>(?<!{GLUED})(?:{alternatives}[A-Z][A-Z0-9]+)){PLAIN_TAIL}")
 
 
 @settings(max_examples=500, deadline=None)
@@ -151,10 +154,24 @@ def test_comment_spans_equal_the_four_character_find(parts: list[str]) -> None:
     assert comment_spans(text) == plain_comment_spans(text)
 
 
+SHAPE_PIECES = [" ", "\n", "—", "Ā", "\ud800", "aaS", "/B", "0", "A0", "LL-4", "😀", "ÉA", "_"]
 SHAPE_TEXT = st.lists(
-    st.sampled_from([*TOKEN_PIECES.split(), " ", "\n", "—", "Ā", "\ud800", "aaS", "/B", "0", "A0", "LL-4"]),
+    st.sampled_from([*TOKEN_PIECES.split(), *SHAPE_PIECES]),
     max_size=16,
 )
+
+
+def found_by_finder(mixed_case: frozenset[str], shorthand: tuple[str, ...], text: str) -> list[tuple]:
+    """The finder's matches, given the text alone and, where it has one, with its UTF-8 encoding (as
+    `Document.utf8`): both must be the same."""
+    finder = token_finder(mixed_case, shorthand)
+    found = [(m.span(), m.groups()) for m in finder(text, None)]
+    try:
+        utf8 = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: a file read from disk never holds one
+        return found
+    assert [(m.span(), m.groups()) for m in finder(text, utf8)] == found
+    return found
 
 
 @settings(max_examples=600, deadline=None)
@@ -162,14 +179,41 @@ SHAPE_TEXT = st.lists(
 @example(parts=["—", "LLM", "—", "A/B", "s"])
 @example(parts=["/B", "CoT"])
 @example(parts=["x", "A0", "LLM"])
+@example(parts=["A/B", "LLM"])  # a token right after a special's rest: `/` is no GLUED character
+@example(parts=["😀", "É", "LLM", "—", "API"])  # characters of 2, 3 and 4 UTF-8 bytes before a token
 def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) -> None:
-    """The search that tries the regex only where a match can start (`AA`, `A0` and the specials'
-    rests in the text's one-byte shape) gives every match finditer gives, at the same places."""
+    """The search that tries the regex only where a match can start (in the text's one-byte shape)
+    gives every match finditer gives, at the same places."""
     table = load_table()
     text = "".join(parts)
     token = token_regex(table.mixed_case, tuple(table.shorthand))
-    found = token_finder(table.mixed_case, tuple(table.shorthand))(text)
-    assert [(m.span(), m.groups()) for m in found] == [(m.span(), m.groups()) for m in token.finditer(text)]
+    found = found_by_finder(table.mixed_case, tuple(table.shorthand), text)
+    assert found == [(m.span(), m.groups()) for m in token.finditer(text)]
+
+
+SPECIAL_FORMS = ["CoT", "A/B", "A/BC", "GraphQL", "I/O", "Ax", "Q&A", "Ab.c", "X y", "Né", "A-b"]
+SPECIALS = st.sampled_from(SPECIAL_FORMS)
+SPECIAL_TEXT = st.lists(
+    st.sampled_from([*SPECIAL_FORMS, "y", "&A"])
+    | st.sampled_from([*TOKEN_PIECES.split(), " ", "\n", "—", "é"]),
+    max_size=14,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(specials=st.lists(SPECIALS, max_size=4), shorthand=st.lists(SPECIALS, max_size=2), parts=SPECIAL_TEXT)
+@example(specials=["Q&A"], shorthand=[], parts=["Q&A", "LLM"])
+@example(specials=["A/BC"], shorthand=[], parts=["A/BC"])  # a place to start inside a match
+def test_token_finder_equals_finditer_for_any_specials(
+    specials: list[str], shorthand: list[str], parts: list[str]
+) -> None:
+    """The same with other specials (a configuration's mixed-case forms): rests holding letters,
+    GLUED and other characters, a space, or a character that is not ASCII (the plain finditer then)."""
+    mixed = frozenset(specials)
+    short = tuple(dict.fromkeys(shorthand))
+    text = "".join(parts)
+    token = token_regex(mixed, short)
+    assert found_by_finder(mixed, short, text) == [(m.span(), m.groups()) for m in token.finditer(text)]
 
 
 def plain_long_form_before(before: str, abbr: str) -> str:
@@ -200,3 +244,19 @@ LONG_FORM_TEXT = st.lists(
 def test_long_form_looks_for_stops_among_its_last_words_only(abbr: str, parts: list[str]) -> None:
     before = "".join(parts)
     assert _long_form_before(before, abbr) == plain_long_form_before(before, abbr)
+
+
+@settings(max_examples=400, deadline=None)
+@given(specials=st.lists(SPECIALS | st.just("kNN"), max_size=4), parts=SPECIAL_TEXT)
+@example(specials=["A/BC"], parts=["x", "A/BC", "-", "1", "_"])
+def test_token_regex_equals_its_unfactored_form_for_any_specials(
+    specials: list[str], parts: list[str]
+) -> None:
+    """The factored token regex against the unfactored one with other specials too (`kNN`, which starts
+    with no capital, takes the slow form)."""
+    mixed = frozenset(specials)
+    text = "".join(parts)
+    token, plain = token_regex(mixed, ()), plaintoken_regex(mixed, ())
+    assert [(m.span(), m.groups()) for m in token.finditer(text)] == [
+        (m.span(), m.groups()) for m in plain.finditer(text)
+    ]

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from evalgate.checks import key_finding_word_count
 from evalgate.document import parse_document
@@ -62,3 +66,17 @@ def test_too_few_findings_and_no_list() -> None:
     assert run(research_item(findings=FINDINGS[:5])).score == 3
     no_list = run("# T\n\n## Findings\n\n### Key Findings\n\nNone yet.\n")
     assert no_list.score == 1 and "no Key Findings" in no_list.findings[0].message
+
+
+_CLAIM_PIECES = st.sampled_from([*"aB7_-—é²٣ .", "**", "\t", "\n", "\u00a0", "\u2009", "\x1c", "\x85"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_CLAIM_PIECES, max_size=20))
+@example(pieces=["_", "-", "a", " ", "—", " ", "_", "\x1c", "²"])
+def test_the_word_tokens_count_as_the_lazy_form_counts(pieces: list[str]) -> None:
+    """Tokens matched from their first letter or digit are as many as tokens matched from their first
+    character with a lazy run to a letter or digit (the form the count used to take)."""
+    text = "".join(pieces)
+    plain = re.compile(r"\S*?[^\W_]\S*")
+    assert len(key_finding_word_count._WORD_TOKEN.findall(text)) == len(plain.findall(text))

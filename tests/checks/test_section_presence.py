@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from evalgate.checks import section_presence
 from evalgate.document import parse_document
@@ -196,3 +200,30 @@ def test_every_form_of_the_empty_evidence_row_is_found(row: str) -> None:
 def test_rows_with_text_are_not_empty_rows() -> None:
     text = research_item().replace("|---|---|---|---|", "|---|---|---|---|\n| a | b | high | c |")
     assert run(text).findings == ()
+
+
+_TRIE_BYTES = st.sampled_from([b"a", b"b", b"ab", b"\x00", b"."])
+_BRANCHES = st.lists(
+    st.tuples(
+        st.lists(_TRIE_BYTES, max_size=3).map(b"".join),
+        st.sampled_from([b"", b"c", b"(?<=a)", b"(?<=\x00a)b", b"(?:c|a)+", b"\\."]),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(branches=_BRANCHES, text=st.lists(st.sampled_from([b"a", b"b", b"c", b"\x00", b"."]), max_size=12))
+@example(branches=[(b"ab", b""), (b"a", b"c"), (b"", b"(?<=a)")], text=[b"\x00", b"a", b"c"])
+def test_the_merged_alternation_matches_where_the_flat_one_does(
+    branches: list[tuple[bytes, bytes]], text: list[bytes]
+) -> None:
+    """The phrase search's branches merged into a trie of their literals match at the same places as
+    the branches side by side (which branch matches may differ; the search asks only whether one does)."""
+    data = b"".join(text)
+    merged = re.compile(b"\x00" + section_presence._alternation(branches))
+    flat = re.compile(b"\x00(?:" + b"|".join(re.escape(literal) + tail for literal, tail in branches) + b")")
+    assert [merged.match(data, i) is not None for i in range(len(data))] == [
+        flat.match(data, i) is not None for i in range(len(data))
+    ]
