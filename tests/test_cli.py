@@ -264,6 +264,8 @@ NOT_FOR_ONE_FILE = (
     "evalgate.judging.judge",
     "evalgate.github.api",
     "subprocess",  # the repository's top level is found without starting git
+    "evalgate.checks.amount_matches_tools",  # a check of another rubric: only the rubric's checks load
+    "decimal",
 )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from importlib import import_module
 from typing import Any
 
 from evalgate.document import Document
@@ -34,32 +35,32 @@ class CheckOutcome:
 CheckFn = Callable[[Document, Any], CheckOutcome]  # (document, params or None)
 
 
-@cache
-def _registry() -> dict[str, CheckFn]:
-    # Built once per process (it ran per check per file). Imported here so a broken check module
-    # fails that check, not the import of the package.
-    from evalgate.checks import (
-        acronym_expansion,
-        amount_matches_tools,
-        evidence_map_coverage,
-        key_finding_word_count,
-        section_presence,
-        source_consultation,
-    )
+# Check id -> the module under evalgate.checks that holds its `check`.
+_MODULES = {
+    "section_presence": "section_presence",
+    "evidence_map_coverage": "evidence_map_coverage",
+    "key_finding_word_count": "key_finding_word_count",
+    "source_consultation": "source_consultation",
+    "acronym_expansion": "acronym_expansion",
+    "amount_matches_tools_computed": "amount_matches_tools",
+}
 
-    return {
-        "section_presence": section_presence.check,
-        "evidence_map_coverage": evidence_map_coverage.check,
-        "key_finding_word_count": key_finding_word_count.check,
-        "source_consultation": source_consultation.check,
-        "acronym_expansion": acronym_expansion.check,
-        "amount_matches_tools_computed": amount_matches_tools.check,
-    }
+
+@cache
+def _check(dimension_id: str) -> CheckFn | None:
+    """The check's function, its module imported the first time the check runs in this process (a
+    rubric's run imports only its own checks: the research-loop rubric's never imports
+    amount_matches_tools and, with it, decimal); None for an unknown id."""
+    module = _MODULES.get(dimension_id)
+    if module is None:
+        return None
+    check: CheckFn = import_module(f"evalgate.checks.{module}").check
+    return check
 
 
 def registry() -> dict[str, CheckFn]:
-    """Check id -> check function (a copy: callers may change theirs)."""
-    return dict(_registry())
+    """Check id -> check function (every check's module imported)."""
+    return {dimension_id: fn for dimension_id in _MODULES if (fn := _check(dimension_id)) is not None}
 
 
 def run_check(
@@ -67,8 +68,7 @@ def run_check(
 ) -> DimensionResult:
     """Run one deterministic check with its rubric params (None: its defaults); any exception becomes
     an error value for that dimension."""
-    fn = _registry().get(dimension_id)
-    if fn is None:
+    if dimension_id not in _MODULES:
         return DimensionResult(
             id=dimension_id,
             kind="deterministic",
@@ -77,6 +77,8 @@ def run_check(
             hard_fail=hard_fail,
         )
     try:
+        fn = _check(dimension_id)  # a check module that fails to import fails its check alone
+        assert fn is not None
         outcome = fn(document, params)
     except Exception as exc:  # a broken check is a value, not a crash
         return DimensionResult(

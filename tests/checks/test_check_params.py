@@ -17,6 +17,7 @@ from evalgate.checks import section_presence as sp
 from evalgate.checks.acronym_table import load_table
 from evalgate.cli import main
 from evalgate.document import parse_document
+from evalgate.results import Status
 from evalgate.rubric import RubricError, load_rubric, parse_rubric, rubric_json_schema
 from evalgate.rubrics.params import (
     AcronymExpansionParams,
@@ -225,3 +226,25 @@ def test_schema_publishes_every_params_model(capsys: pytest.CaptureFixture[str])
         assert model in schema["$defs"]
     assert main(["schema", "rubric"]) == 0
     assert "AcronymExpansionParams" in json.loads(capsys.readouterr().out)["$defs"]
+
+
+def test_a_check_module_that_cannot_be_imported_fails_its_check_alone(monkeypatch) -> None:
+    """Check modules load the first time their check runs; one that fails to import is an error on
+    its dimension, and the other checks still run."""
+    from evalgate import checks
+    from evalgate.document import parse_document
+
+    monkeypatch.setitem(checks._MODULES, "section_presence", "no_such_check_module")
+    checks._check.cache_clear()
+    try:
+        document = parse_document("# Title\n\nText.\n")
+        broken = checks.run_check("section_presence", document)
+        working = checks.run_check("key_finding_word_count", document)
+    finally:
+        checks._check.cache_clear()
+    assert broken.status is Status.ERROR
+    assert broken.error is not None and broken.error.startswith(
+        "check section_presence failed: ModuleNotFoundError"
+    )
+    assert working.status is Status.SCORED
+    assert checks.run_check("no_such_check", document).error == "no deterministic check named 'no_such_check'"
