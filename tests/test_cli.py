@@ -381,7 +381,7 @@ def test_only_the_process_own_command_freezes_the_heap(workdir):
 
 
 _TEARDOWN_PROBE = (
-    "import atexit, os, sys, threading, time, types\n"
+    "import atexit, os, sys, threading, types\n"
     "from evalgate.cli import main\n"
     "class Probe:\n"  # freed when the interpreter tears its modules down (sys.stdout may be gone)
     "    def __del__(self, write=os.write):\n"
@@ -392,8 +392,18 @@ _TEARDOWN_PROBE = (
     "    module = sys.modules['teardown_probe'] = types.ModuleType('teardown_probe')\n"
     "    module.probe = Probe()\n"
     "atexit.register(at_exit)\n"
-    "if sys.argv[1] == 'thread':\n"  # a thread the exit must wait for
-    "    threading.Thread(target=lambda: (time.sleep(0.3), print('thread done', flush=True))).start()\n"
+    # a thread the exit must wait for: it runs until main() has looked at it and chosen the usual
+    # exit (the wrapped _end_process returned), so no clock decides whether it is still alive then
+    "if sys.argv[1] == 'thread':\n"
+    "    import evalgate.cli as cli\n"
+    "    looked = threading.Event()\n"
+    "    end_process = cli._end_process\n"
+    "    def _looked_at(code):\n"
+    "        code = end_process(code)\n"
+    "        looked.set()\n"
+    "        return code\n"
+    "    cli._end_process = _looked_at\n"
+    "    threading.Thread(target=lambda: (looked.wait(), print('thread done', flush=True))).start()\n"
     "sys.argv = ['evalgate', *sys.argv[2:]]\n"
     "raise SystemExit(main())\n"
 )

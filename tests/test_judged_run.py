@@ -40,15 +40,19 @@ def quote() -> str:
 class Recorder:
     """A responder that answers every judge prompt with one table and counts calls in flight."""
 
-    def __init__(self, text: str, delay: float = 0.0):
-        self.text, self.delay = text, delay
-        self.lock = threading.Lock()
+    def __init__(self, text: str, delay: float = 0.0, hold_until: int = 0):
+        self.text, self.delay, self.hold_until = text, delay, hold_until
+        self.lock = threading.Condition()
         self.in_flight = self.max_in_flight = 0
 
     def __call__(self, _body: dict) -> ServerReply:
         with self.lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.lock.notify_all()
+            # Calls wait until `hold_until` have been in flight together once, so on a slow machine a
+            # call cannot end before the client has had the chance to start the others.
+            self.lock.wait_for(lambda: self.max_in_flight >= self.hold_until, timeout=30)
         time.sleep(self.delay)
         with self.lock:
             self.in_flight -= 1
@@ -103,7 +107,7 @@ def test_jobs_keeps_that_many_calls_in_flight(tmp_path, monkeypatch, capsys, quo
         doc.write_text(text.replace("# ", f"# Copy {i} ", 1))  # distinct bytes, distinct cache keys
         docs.append(str(doc))
     for jobs in (1, 3):
-        recorder = Recorder(table(4, quote), delay=0.3)
+        recorder = Recorder(table(4, quote), delay=0.3, hold_until=jobs)
         with ModelServer(recorder) as server:
             monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
             check_json(["--no-cache", "--jobs", str(jobs), "--judge", "openai:m", *docs], capsys)
