@@ -39,9 +39,9 @@ from evalgate.github.changes import (
     git_bytes,
     has_commit,
     is_shallow,
-    path_matches,
     resolve_commit,
 )
+from evalgate.github.globs import path_matches
 
 TargetMode = Literal["diff", "files", "all", "none"]
 SUPPORTED_EVENTS = ("push", "pull_request", "pull_request_target", "merge_group", "workflow_dispatch")
