@@ -35,7 +35,10 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="evaluate markdown files (files, directories, globs)")
     check.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files, directories (recursed for *.md) or globs"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files, directories (recursed for *.md, *.markdown in any case) or globs",
     )
     add_run_options(check)
     check.add_argument("--format", choices=FORMATS, default="text")

@@ -1,17 +1,72 @@
 """Command-line targets -> the markdown files to evaluate.
 
-A target is a file, a directory (recursed for `*.md`) or a glob. Problems with a target (it does not
-exist, a directory holds no markdown, a symlink leads outside the root) become per-target errors so the
-rest of the run goes on.
+A target is a file, a directory (recursed for markdown files) or a glob. Problems with a target (it does
+not exist, a directory holds no markdown, a symlink leads outside the root) become per-target errors so
+the rest of the run goes on.
+
+Markdown files are named `*.md` or `*.markdown`, in any letter case (`x.MD`, `x.Markdown`): the
+directory walk takes them all, and a glob that ends in a markdown extension matches every one of them,
+as the action's `paths` filter does (`github/globs.py`), so the CLI and the action evaluate the same
+files.
 """
 
 from __future__ import annotations
 
 import glob as globlib
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+MARKDOWN_EXTENSIONS = (".md", ".markdown")
+
+
+def any_case(extension: str) -> str:
+    """`.md` as `.[mM][dD]`: a glob (and regex) class per letter, ASCII letters only, so no other
+    character that lower-cases to one of them (the Kelvin sign to `k`) counts."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in extension)
+
+
+_MARKDOWN_END = re.compile("(?:" + "|".join(r"\." + any_case(e[1:]) for e in MARKDOWN_EXTENSIONS) + r")\Z")
+
+
+def is_markdown(name: str) -> bool:
+    """Whether a file name has a markdown extension (`.md`, `.markdown`) in any letter case."""
+    return _MARKDOWN_END.search(name) is not None
+
+
+def markdown_extension(pattern: str) -> str | None:
+    """The markdown extension a glob ends with (in any case, as written), or None."""
+    found = _MARKDOWN_END.search(pattern)
+    return found.group() if found else None
+
+
+def _glob_markdown(pattern: str) -> list[str]:
+    """globlib.glob, except that a pattern ending in a markdown extension matches every markdown
+    extension in any case (`**/*.md` finds `x.MD` and `y.markdown`)."""
+    ending = markdown_extension(pattern)
+    if ending is None:
+        return globlib.glob(pattern, recursive=True)
+    stem = pattern[: -len(ending)]
+    found: set[str] = set()
+    for ext in MARKDOWN_EXTENSIONS:
+        found.update(globlib.glob(stem + any_case(ext), recursive=True))
+    return list(found)
+
+
+def reportable(name: str) -> str:
+    """A file name as reports can carry it. os.fsdecode keeps bytes that are not UTF-8 (a name git or
+    the file system holds, `bad\\xff.md`) as lone surrogates, which no UTF-8 writer accepts: JSON, the
+    job summary and GitHub's API would fail on them. They are written as `\\xNN` instead."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return os.fsencode(name).decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
 
 
 @dataclass(frozen=True)
@@ -101,7 +156,7 @@ def _escapes_root(path: Path, root: Path) -> bool:
 
 
 def _markdown_under(directory: Path) -> list[tuple[Path, str, bool]]:
-    """The `*.md` files below `directory` in a stable order, each with its path from `directory` (with
+    """The markdown files below `directory` in a stable order, each with its path from `directory` (with
     `/`) and whether it is a symlink. The walk never enters a symlinked directory, so a file that is no
     symlink resolves to where its directory does: it escapes the root exactly when `directory` does
     (checked once, not per file)."""
@@ -111,7 +166,7 @@ def _markdown_under(directory: Path) -> list[tuple[Path, str, bool]]:
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         below = "" if dirpath == top else os.path.relpath(dirpath, top).replace(os.sep, "/") + "/"
         for name in sorted(filenames):
-            if name.lower().endswith(".md"):
+            if is_markdown(name):
                 full = os.path.join(dirpath, name)
                 found.append((Path(full), below + name, os.path.islink(full)))
     return found
@@ -148,36 +203,40 @@ def discover(
         seen.add(shown)
         if not contained and _escapes_root(p, root):
             problems.append(
-                TargetProblem(shown, f"refused: symlink leads outside the repository root {root}")
+                TargetProblem(reportable(shown), f"refused: symlink leads outside the repository root {root}")
             )
             return
-        files.append(Target(shown, p))
+        files.append(Target(reportable(shown), p))
 
     for raw in targets:
         p = base / raw  # an absolute `raw` replaces base
         if p.is_dir():
             if _escapes_root(p, root):
                 problems.append(
-                    TargetProblem(raw, f"refused: symlink leads outside the repository root {root}")
+                    TargetProblem(
+                        reportable(raw), f"refused: symlink leads outside the repository root {root}"
+                    )
                 )
                 continue
             walked = _markdown_under(p)
             if not walked:
-                problems.append(TargetProblem(raw, "directory contains no markdown (*.md) files"))
+                problems.append(
+                    TargetProblem(reportable(raw), "directory contains no markdown (*.md, *.markdown) files")
+                )
             prefix = _shown_below(p, base)
             for f, below, link in walked:
                 add(f, contained=not link, shown=None if prefix is None else prefix + below)
         elif p.exists() or p.is_symlink():
             add(p)
         elif globlib.has_magic(raw):
-            matches = sorted(globlib.glob(str(p), recursive=True))
+            matches = sorted(_glob_markdown(str(p)))
             md = [Path(m) for m in matches if Path(m).is_file() or Path(m).is_symlink()]
             if not md:
-                problems.append(TargetProblem(raw, "glob matched no files"))
+                problems.append(TargetProblem(reportable(raw), "glob matched no files"))
             for f in md:
                 add(f)
         else:
-            problems.append(TargetProblem(raw, "no such file or directory"))
+            problems.append(TargetProblem(reportable(raw), "no such file or directory"))
     return files, problems
 
 

@@ -196,6 +196,17 @@ class FileResult:
 
 
 @dataclass(frozen=True)
+class NotEvaluated:
+    """A changed file the run did not evaluate, and why (deleted, not matched by the paths glob, ...)."""
+
+    path: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class RubricRef:
     id: str
     version: str
@@ -213,6 +224,8 @@ class Report:
     shard: str | None = None  # "i/n" when this report covers one shard of a run
     # on a pull request judged by its base's policy: what the pull request would change in it
     policy_changes: tuple[str, ...] = ()
+    # in the action: the changed files under the root of `paths` that were not evaluated, with the reason
+    not_evaluated: tuple[NotEvaluated, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -258,6 +271,8 @@ class Report:
             out["shard"] = self.shard
         if self.policy_changes:
             out["policy_changes"] = list(self.policy_changes)
+        if self.not_evaluated:
+            out["not_evaluated"] = [entry.to_json() for entry in self.not_evaluated]
         return out
 
 

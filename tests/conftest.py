@@ -64,3 +64,14 @@ def fake_github(github_contract: Path) -> Iterator[FakeGitHub]:
 
     with FakeGitHub(github_contract) as fake:
         yield fake
+
+
+@pytest.fixture
+def github(github_contract: Path) -> Iterator[FakeGitHub]:
+    """The contract-checked fake GitHub for a whole action run: the test fails if any request the run
+    made broke GitHub's OpenAPI description (or lacked its headers)."""
+    from tests.support.github_api import FakeGitHub
+
+    with FakeGitHub(github_contract) as server:
+        yield server
+        assert server.violations == []

@@ -155,3 +155,18 @@ def test_repository_root_asks_git_when_the_environment_redirects_it(tmp_path, mo
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo" / ".git"))
     monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "repo"))
     assert repository_root(tmp_path / "elsewhere") == (tmp_path / "repo").resolve()
+
+
+def test_markdown_extensions_are_matched_in_any_case_by_the_walk_and_the_glob(tmp_path):
+    """`x.MD` was evaluated by the directory walk and missed by the glob (and by the action's
+    `paths`); `.markdown` by both. Both extensions now count, in any letter case, everywhere."""
+    names = ["a.md", "b.MD", "c.Md", "d.markdown", "e.MARKDOWN"]
+    for name in [*names, "f.txt", "g.mdx", "h.md.bak", "i.mar\u212adown"]:  # the Kelvin sign is no k
+        write(tmp_path / "docs" / name)
+    walked, problems = discover(["docs"], tmp_path, base=tmp_path)
+    assert problems == [] and [f.display for f in walked] == [f"docs/{n}" for n in names]
+    for glob in ("docs/*.md", "docs/**/*.md", "**/*.MD", "docs/*.markdown"):
+        globbed, problems = discover([glob], tmp_path, base=tmp_path)
+        assert problems == [] and sorted(f.display for f in globbed) == [f"docs/{n}" for n in names], glob
+    other, _ = discover(["docs/*.txt"], tmp_path, base=tmp_path)
+    assert [f.display for f in other] == ["docs/f.txt"]  # other extensions are matched as written

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evalgate.config import DEFAULT_PATHS, Config, ConfigError, config_from_args
+from evalgate.discover import reportable
 from evalgate.gate import error_result
 from evalgate.github.changes import ChangeDetectionError, git_env
 from evalgate.github.comment import CommentMode
@@ -43,7 +44,7 @@ from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import JudgeSpecError
 from evalgate.report.render import render
-from evalgate.results import EXIT_USAGE, Report, exit_code
+from evalgate.results import EXIT_USAGE, NotEvaluated, Report, exit_code
 from evalgate.rubric import RubricError
 from evalgate.validity.history import record_run
 
@@ -201,9 +202,28 @@ def evaluate(
     event_name, payload = read_event(env)
     targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
     report = run(config, list(targets.paths), base=workspace)
-    rejected = tuple(error_result(path, f"refused: {path!r} {reason}") for path, reason in targets.rejected)
-    report = replace(report, results=rejected + report.results, notes=targets.notes + report.notes)
+    rejected = tuple(
+        error_result(reportable(path), f"refused: {path!r} {reason}") for path, reason in targets.rejected
+    )
+    report = replace(
+        report,
+        results=rejected + report.results,
+        notes=targets.notes + report.notes,
+        not_evaluated=tuple(NotEvaluated(reportable(path), reason) for path, reason in targets.not_evaluated),
+    )
     return report, targets.pr_number, targets.report_sha
+
+
+def warn_not_evaluated(report: Report, out: TextIO) -> None:
+    """One warning in the log when changed files under the root of `paths` were not evaluated (the
+    summary, the check run and the results file name each one with its reason)."""
+    if report.not_evaluated:
+        count = len(report.not_evaluated)
+        message = (
+            f"evalgate: {count} changed file(s) under the root of `paths` were not evaluated "
+            "(deleted, or not matched by the paths glob); the job summary names each with the reason"
+        )
+        out.write(workflow_command("warning", message, {"title": "evalgate: not evaluated"}) + "\n")
 
 
 def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
@@ -305,6 +325,7 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
     ) as exc:  # fmt: skip
         return _fail_configuration(str(exc), env, out)
     report = policy.apply(report, out)
+    warn_not_evaluated(report, out)
 
     results_file = write_results(report, workspace, env)
     log_report(report, out)

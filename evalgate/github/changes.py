@@ -1,9 +1,14 @@
 """git diff -> the files a revision range changed: status, old path, and added line ranges.
 
-Paths come from `git diff --name-status -z` (exact bytes, no quoting, so names with spaces, newlines,
-leading dashes or non-UTF-8 bytes survive); the added line ranges come from the unified diff of the same
-range, parsed with `unidiff`. Both outputs list files in git's diff-queue order, so they are paired by
-position instead of by re-parsing the quoted `diff --git` header lines, which are ambiguous for such names.
+Names only ever come from `-z` output (`git diff --name-status -z`, `git ls-tree -z`): exact bytes, no
+quoting, so any name git can store survives (spaces, newlines, `+++ b/x` inside a name, leading
+dashes, non-UTF-8 bytes). The added line ranges (for `evalgate changed`; the action does not need them)
+come from the unified diff of the same range, one patch per listed file, paired with the listing by
+position; only each patch's hunks are parsed, with `unidiff`.
+
+Every diff runs with options that the repository cannot change (`DIFF_OPTIONS`): `--text`, so neither a
+`.gitattributes` line (`*.md -diff`, `*.md binary`) nor a NUL byte makes a change binary and hides it,
+and no textconv or external driver. A three-dot range takes the union over every merge base.
 
 git always runs as an argv list (never a shell), with `--` before pathspecs and literal pathspecs, and
 with `safe.directory` set for this one command only, so it works in a container workspace that another
@@ -16,14 +21,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
+
+from evalgate.github.globs import path_matches
 
 ZERO_SHA = "0" * 40
 # git knows the empty tree without it being stored; diffing from it lists every file as added.
@@ -50,12 +56,27 @@ class ChangedFile:
     status: ChangeStatus
     old_path: str | None = None
     added_lines: tuple[tuple[int, int], ...] = ()
-    binary: bool = False
 
     @property
     def evaluable(self) -> bool:
-        """Deleted and binary files are listed but never evaluated."""
-        return self.status != "deleted" and not self.binary
+        """Deleted files are listed but never evaluated. A binary file is evaluated: reading it is an
+        error of its own (`read_document`), never a silent skip."""
+        return self.status != "deleted"
+
+
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of a commit's tree: its path and git mode (100644 file, 120000 symlink, ...)."""
+
+    path: str
+    mode: str
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == SYMLINK_MODE
 
 
 # ---------------------------------------------------------------------------------------------- git
@@ -116,10 +137,16 @@ def is_shallow(repo: Path) -> bool:
     return git(repo, "rev-parse", "--is-shallow-repository") == "true"
 
 
-def merge_base(repo: Path, a: str, b: str) -> str | None:
-    """The best common ancestor of `a` and `b`, or None when the visible history has none."""
-    out = git_bytes(repo, "merge-base", a, b, check=False)
-    return os.fsdecode(out).strip() or None
+def merge_bases(repo: Path, a: str, b: str) -> list[str]:
+    """Every best common ancestor of `a` and `b` (`git merge-base --all`); empty when the visible
+    history has none. A criss-cross history has several, and `git merge-base` names only one."""
+    out = git_bytes(repo, "merge-base", "--all", a, b, check=False)
+    return os.fsdecode(out).split()
+
+
+def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
+    """Whether `ancestor` is `descendant` or one of its ancestors."""
+    return _succeeds(repo, "merge-base", "--is-ancestor", ancestor, descendant)
 
 
 def resolve_commit(repo: Path, rev: str) -> str:
@@ -139,29 +166,38 @@ def ensure_history(
     first_deepen: int = 32,
     max_deepen: int = 4096,
 ) -> int:
-    """Fetch until every rev in `revs` is present (and `merge_base_of` has a merge base).
+    """Fetch until every rev in `revs` is present (and `merge_base_of` has every merge base).
 
     A shallow clone is deepened by doubling steps (32, 64, ...) until the total passes `max_deepen`,
     then unshallowed once; revs still missing (e.g. the old tip of a forced push, reachable from no
-    branch) are fetched by object name. Returns the number of fetches made. Raises
-    ChangeDetectionError naming what is still missing.
+    branch) are fetched by object name. When the two revisions of `merge_base_of` have forked (neither
+    contains the other), a shallow clone is unshallowed even once a merge base shows: a criss-cross
+    history has several, and one beyond the shallow boundary would be missed (`merge_bases`). Returns
+    the number of fetches made. Raises ChangeDetectionError naming what is still missing.
     """
 
     def missing() -> list[str]:
         absent = [rev for rev in revs if not has_commit(repo, rev)]
-        if not absent and merge_base_of and merge_base(repo, *merge_base_of) is None:
+        if not absent and merge_base_of and not merge_bases(repo, *merge_base_of):
             absent.append(f"merge base of {merge_base_of[0]} and {merge_base_of[1]}")
         return absent
 
+    def forked() -> bool:
+        if merge_base_of is None:
+            return False
+        ends = {resolve_commit(repo, rev) for rev in merge_base_of}
+        return not ends & set(merge_bases(repo, *merge_base_of))
+
     fetches = 0
     absent = missing()
-    if not absent:
+    shallow = is_shallow(repo)
+    if not absent and not (shallow and forked()):
         return fetches
     has_remote = remote in git(repo, "remote").split("\n")
-    if has_remote and is_shallow(repo):
+    if has_remote and shallow:
         step, total = first_deepen, 0
-        while absent and is_shallow(repo):
-            if total >= max_deepen:
+        while is_shallow(repo) and (absent or forked()):
+            if total >= max_deepen or not absent:
                 git(repo, "fetch", "--no-tags", "--unshallow", remote, timeout=FETCH_TIMEOUT_S)
             else:
                 git(repo, "fetch", "--no-tags", f"--deepen={step}", remote, timeout=FETCH_TIMEOUT_S)
@@ -176,6 +212,9 @@ def ensure_history(
                 git_bytes(repo, "fetch", "--no-tags", remote, rev, check=False, timeout=FETCH_TIMEOUT_S)
                 fetches += 1
         absent = missing()
+    if merge_base_of and not absent and is_shallow(repo) and forked():
+        a, b = merge_base_of
+        absent.append(f"every merge base of {a} and {b} (the history is shallow)")
     if absent:
         where = f"from remote '{remote}'" if has_remote else "(no remote to fetch from)"
         raise ChangeDetectionError(
@@ -184,101 +223,142 @@ def ensure_history(
     return fetches
 
 
-# ----------------------------------------------------------------------------------------- globs
-
-
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate one GitHub filter pattern to a regex matched against the whole path.
-
-    GitHub's cheat sheet: `*` any run without `/`; `**` any run; `**/` also zero directories (so
-    `docs/**/*.md` matches `docs/a.md`); `?` zero or one and `+` one or more of the preceding
-    character; `[a-z0-9]` one listed character; `\\` escapes the next character.
-    """
-    out: list[str] = []
-    quantifiable = False  # whether `?`/`+` may follow the last atom (a single character or class)
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i, quantifiable = i + 3, False
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i, quantifiable = i + 2, False
-        elif char == "*":
-            out.append("[^/]*")
-            i, quantifiable = i + 1, False
-        elif char in "?+" and quantifiable:
-            out.append(char)
-            i, quantifiable = i + 1, False
-        elif char == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            negate = body[0] in "!^"
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + re.sub(r"([\\\]\[^])", r"\\\1", body) + "]")
-            i, quantifiable = end + 1, True
-        elif char == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i, quantifiable = i + 2, True
-        else:
-            out.append(re.escape(char))
-            i, quantifiable = i + 1, True
-    return re.compile("".join(out), re.DOTALL)
-
-
-def path_matches(path: str, pattern: str) -> bool:
-    """Whether `path` is selected by `pattern`: one glob per line, evaluated in order like GitHub's
-    `paths` filter (a later `!glob` excludes what earlier lines included). A blank pattern selects all.
-    """
-    lines = [line.strip() for line in pattern.splitlines() if line.strip()]
-    if not lines:
-        return True
-    selected = False
-    for line in lines:
-        negate = line.startswith("!")
-        if _glob_regex(line[1:] if negate else line).fullmatch(path):
-            selected = not negate
-    return selected
-
-
 # ----------------------------------------------------------------------------------------- diffs
 
-
-@dataclass(frozen=True)
-class _Entry:
-    status: ChangeStatus
-    path: str
-    old_path: str | None
-
-
+# Options that neither the repository's configuration nor its attributes can change. `--text`: a
+# `-diff` or `binary` attribute, or a NUL byte in a file's first 8,000 bytes, would make git call the
+# change binary and print no hunks (every change is text here; `read_document` refuses a binary file
+# with an error of its own). No textconv or external diff driver runs; prefixes, relative paths,
+# submodules and file order are fixed, so the listing and the patch agree entry for entry.
+DIFF_OPTIONS = (
+    "--text",
+    "--no-textconv",
+    "--no-ext-diff",
+    "--no-color",
+    "--find-renames",
+    "--no-relative",
+    "--ignore-submodules=none",
+    "--submodule=short",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-O/dev/null",
+)
 _STATUS: dict[str, ChangeStatus] = {"A": "added", "M": "modified", "T": "modified", "D": "deleted"}
 
 
-def _parse_name_status(raw: bytes) -> list[_Entry]:
+def _parse_name_status(raw: bytes) -> list[ChangedFile]:
+    """`git diff --name-status -z`: exact bytes, no quoting, so any name git can store survives."""
     fields = [os.fsdecode(f) for f in raw.split(b"\0")]
-    entries: list[_Entry] = []
+    entries: list[ChangedFile] = []
     i = 0
     while i < len(fields) and fields[i]:
         code = fields[i][0]
         if code in "RC":  # rename/copy: score, then old and new path
             old, new = fields[i + 1], fields[i + 2]
-            entries.append(_Entry("renamed" if code == "R" else "added", new, old if code == "R" else None))
+            entries.append(
+                ChangedFile(new, "renamed" if code == "R" else "added", old if code == "R" else None)
+            )
             i += 3
         elif code in _STATUS:
-            entries.append(_Entry(_STATUS[code], fields[i + 1], None))
+            entries.append(ChangedFile(fields[i + 1], _STATUS[code]))
             i += 2
         else:
             raise ChangeDetectionError(f"unexpected git diff status {fields[i]!r} for {fields[i + 1]!r}")
     return entries
 
 
+def _listing(repo: Path, base: str, head: str, specs: Sequence[str] = ()) -> list[ChangedFile]:
+    raw = git_bytes(repo, "diff", "--name-status", "-z", *DIFF_OPTIONS, base, head, "--", *specs)
+    return _parse_name_status(raw)
+
+
+def diff_starts(repo: Path, base: str, head: str, *, three_dot: bool = False) -> list[str]:
+    """Where a diff to `head` starts: `base`, or for `three_dot` every merge base of the two."""
+    for rev in (base, head):
+        if rev != EMPTY_TREE and not has_commit(repo, rev):
+            raise ChangeDetectionError(f"commit {rev} is not in {repo} (shallow clone? fetch it first)")
+    if not three_dot:
+        return [base]
+    starts = merge_bases(repo, base, head)
+    if not starts:
+        raise ChangeDetectionError(f"{base} and {head} have no common history in {repo}")
+    return starts
+
+
+def diff_entries(repo: Path, base: str, head: str, *, three_dot: bool = False) -> list[ChangedFile]:
+    """Every file changed from `base` to `head`, without line ranges, in git's order.
+
+    `three_dot` diffs from the merge base of `base` and `head` (GitHub's `base...head`), and when a
+    criss-cross history has several, from each of them, taking the union: `git merge-base` names one,
+    and a file `head` keeps as it was in that one (an old, failing version of an item the other one
+    fixed) would be no change from there, yet differs from what `base` holds. Both revisions must be
+    present: call `ensure_history` first for shallow clones.
+    """
+    return _union(repo, diff_starts(repo, base, head, three_dot=three_dot), head)
+
+
+def _union(repo: Path, starts: list[str], head: str) -> list[ChangedFile]:
+    found: dict[str, ChangedFile] = {}
+    for start in starts:
+        for entry in _listing(repo, start, head):
+            found.setdefault(entry.path, entry)
+    return list(found.values())
+
+
+def changed_files(
+    repo: Path, base: str, head: str, pattern: str = "", *, three_dot: bool = False
+) -> list[ChangedFile]:
+    """The files changed from `base` to `head` whose head path matches `pattern` (see
+    `globs.path_matches`), with the line ranges each adds (for `evalgate changed`).
+
+    A rename counts at its new path; deletions are listed (never evaluated). See `diff_entries`.
+    """
+    starts = diff_starts(repo, base, head, three_dot=three_dot)
+    wanted = [e for e in _union(repo, starts, head) if path_matches(e.path, pattern)]
+    if not wanted:
+        return []
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for start in starts:
+        for path, added in _added_lines(repo, start, head, wanted).items():
+            ranges[path] = _merged([*ranges.get(path, []), *added])
+    return [replace(e, added_lines=tuple(ranges.get(e.path, ()))) for e in wanted]
+
+
+def _added_lines(
+    repo: Path, base: str, head: str, wanted: list[ChangedFile]
+) -> dict[str, list[tuple[int, int]]]:
+    """The lines each wanted file adds from `base` to `head`. Names come from the `-z` listing, never
+    from the patch text: both list the same files in the same order (same options, same pathspecs),
+    so each file's patch is paired with its listing entry by position."""
+    needs_diff = [e for e in wanted if e.status != "deleted"]
+    found: dict[str, list[tuple[int, int]]] = {}
+    # Limit the patch to the wanted files (both sides of a rename, so git still pairs them), in
+    # batches that keep argv far below the kernel's limit.
+    batch = 400
+    for i in range(0, len(needs_diff), batch):
+        group = needs_diff[i : i + batch]
+        specs = sorted({p for e in group for p in (e.path, e.old_path) if p})
+        listing = _listing(repo, base, head, specs)
+        raw = git_bytes(
+            repo, "diff", "--unified=0", "--inter-hunk-context=0", *DIFF_OPTIONS, base, head, "--", *specs
+        )
+        patches = _split_patches(raw)
+        if len(listing) != len(patches):
+            raise ChangeDetectionError(
+                f"git diff listed {len(listing)} files but printed {len(patches)} patches for {base}..{head}"
+            )
+        for entry, lines in zip(listing, patches, strict=True):
+            if entry.status != "deleted":
+                found[entry.path] = _added_ranges(lines, entry.path)
+    return found
+
+
 def _split_patches(raw: bytes) -> list[list[bytes]]:
     """Split a multi-file unified diff into per-file line lists at `diff --git ` headers.
 
-    Hunk lines start with ' ', '+', '-' or '\\', so a header line cannot occur inside a hunk. Lines
-    are split on \\n only: a \\r inside a line is content, as git counts it.
+    Hunk lines start with ' ', '+', '-' or '\\', and git quotes a name holding a newline, so a header
+    line cannot occur inside a hunk. Lines are split on \\n only: a \\r inside a line is content, as
+    git counts it.
     """
     patches: list[list[bytes]] = []
     for line in raw.split(b"\n")[:-1] if raw.endswith(b"\n") else raw.split(b"\n"):
@@ -289,82 +369,51 @@ def _split_patches(raw: bytes) -> list[list[bytes]]:
     return patches
 
 
-def _added_ranges(lines: list[bytes], path: str) -> tuple[tuple[tuple[int, int], ...], bool]:
-    head = [line for line in lines if not line.startswith(b"@@")][:8]
-    binary = any(line.startswith((b"Binary files ", b"GIT binary patch")) for line in head)
+def _added_ranges(lines: list[bytes], path: str) -> list[tuple[int, int]]:
+    """The added line ranges of one file's patch. Only its hunks are parsed (by unidiff): the header
+    git wrote, with the file's quoted names, is replaced by a plain one."""
+    first = next((i for i, line in enumerate(lines) if line.startswith(b"@@ ")), None)
+    if first is None:  # a pure rename, a mode change, an empty file
+        return []
+    hunks = [line.decode("utf-8", "replace") for line in lines[first:]]
     try:
-        patch = PatchSet([line.decode("utf-8", "replace") for line in lines])
+        patch = PatchSet(["--- a/file\n", "+++ b/file\n", *hunks])
     except UnidiffParseError as exc:
         raise ChangeDetectionError(f"cannot parse the diff of {path!r}: {exc}") from exc
-    ranges: list[tuple[int, int]] = []
-    for patched in patch:
-        binary = binary or patched.is_binary_file
-        for hunk in patched:
-            if hunk.target_length == 0:
-                continue
-            start, end = hunk.target_start, hunk.target_start + hunk.target_length - 1
-            if ranges and ranges[-1][1] + 1 >= start:  # adjacent -U0 hunks read as one range
-                ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
-            else:
-                ranges.append((start, end))
-    return tuple(ranges), binary
+    ranges = [
+        (hunk.target_start, hunk.target_start + hunk.target_length - 1)
+        for patched in patch
+        for hunk in patched
+        if hunk.target_length
+    ]
+    return _merged(ranges)
 
 
-def _diff_args(base: str, head: str) -> list[str]:
-    return ["--no-color", "--no-ext-diff", "--no-textconv", "-M", "--find-renames", base, head, "--"]
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted ranges with overlapping and adjacent ones joined (adjacent -U0 hunks read as one)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and out[-1][1] + 1 >= start:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
 
 
-def changed_files(
-    repo: Path, base: str, head: str, pattern: str = "", *, three_dot: bool = False
-) -> list[ChangedFile]:
-    """The files changed from `base` to `head` whose head path matches `pattern` (see `path_matches`).
-
-    `three_dot` diffs from the merge base of `base` and `head` (GitHub's `base...head` for pull
-    requests). A rename counts at its new path; deletions are listed (never evaluated); binary files
-    are flagged. Both revisions must be present: call `ensure_history` first for shallow clones.
-    """
-    for rev in (base, head):
-        if rev != EMPTY_TREE and not has_commit(repo, rev):
-            raise ChangeDetectionError(f"commit {rev} is not in {repo} (shallow clone? fetch it first)")
-    if three_dot:
-        found = merge_base(repo, base, head)
-        if found is None:
-            raise ChangeDetectionError(f"{base} and {head} have no common history in {repo}")
-        base = found
-    listing = _parse_name_status(git_bytes(repo, "diff", "--name-status", "-z", *_diff_args(base, head)))
-    wanted = [e for e in listing if path_matches(e.path, pattern)]
-    if not wanted:
-        return []
-    return list(_with_hunks(repo, base, head, wanted))
-
-
-def _with_hunks(repo: Path, base: str, head: str, wanted: list[_Entry]) -> Iterable[ChangedFile]:
-    needs_diff = [e for e in wanted if e.status != "deleted"]
-    hunks: dict[tuple[str, str], tuple[tuple[tuple[int, int], ...], bool]] = {}
-    # Limit the patch to the wanted files (both sides of a rename, so git still pairs them), in
-    # batches that keep argv far below the kernel's limit.
-    batch = 400
-    for i in range(0, len(needs_diff), batch):
-        group = needs_diff[i : i + batch]
-        specs = sorted({p for e in group for p in (e.path, e.old_path) if p})
-        args = _diff_args(base, head)
-        listing = _parse_name_status(git_bytes(repo, "diff", "--name-status", "-z", *args, *specs))
-        patches = _split_patches(git_bytes(repo, "diff", "--unified=0", *args, *specs))
-        if len(listing) != len(patches):
-            raise ChangeDetectionError(
-                f"git diff listed {len(listing)} files but printed {len(patches)} patches for {base}..{head}"
-            )
-        for entry, lines in zip(listing, patches, strict=True):
-            hunks[(entry.path, entry.status)] = _added_ranges(lines, entry.path)
-    for entry in wanted:
-        ranges, binary = hunks.get((entry.path, entry.status), ((), False))
-        yield ChangedFile(entry.path, entry.status, entry.old_path, ranges, binary)
+def tree_entries(repo: Path, rev: str) -> list[TreeEntry]:
+    """Every entry of `rev`'s tree, recursively: files, symlinks (mode 120000) and submodules."""
+    raw = git_bytes(repo, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev)
+    entries = []
+    for record in raw.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            entries.append(TreeEntry(os.fsdecode(name), meta.split(b" ", 1)[0].decode()))
+    return entries
 
 
 def files_at(repo: Path, rev: str, pattern: str = "") -> list[str]:
     """Every file path in `rev`'s tree that matches `pattern`, in git's order."""
-    raw = git_bytes(repo, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", rev)
-    return [p for p in (os.fsdecode(f) for f in raw.split(b"\0")) if p and path_matches(p, pattern)]
+    return [e.path for e in tree_entries(repo, rev) if path_matches(e.path, pattern)]
 
 
 def format_changes(changes: Sequence[ChangedFile]) -> str:
@@ -374,7 +423,7 @@ def format_changes(changes: Sequence[ChangedFile]) -> str:
     lines = []
     for change in changes:
         shown = repr(change.path) if any(c in change.path for c in "\n\r\t") else change.path
-        verdict = "evaluate" if change.evaluable else "skip (binary)" if change.binary else "skip (deleted)"
+        verdict = "evaluate" if change.evaluable else "skip (deleted)"
         detail = change.status + (f" from {change.old_path!r}" if change.old_path else "")
         ranges = ",".join(f"{a}-{b}" if a != b else str(a) for a, b in change.added_lines)
         lines.append(f"{verdict:<14} {detail:<10} {shown}" + (f"  +[{ranges}]" if ranges else ""))

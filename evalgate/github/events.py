@@ -8,16 +8,23 @@ How each event becomes a range (decided here; design.md has the measured facts):
   with `origin/<default>`; when there is none (the default branch's own first push, or no default
   given) every matching file at `after` is evaluated. The payload's `commits` list is not used: GitHub
   caps it at 20 commits and its file lists are not reliable.
-- pull_request / pull_request_target (opened, synchronize, reopened, ready_for_review):
-  `base.sha...head.sha` (three dots: from the merge base); results go to `head.sha`, not GITHUB_SHA,
-  which is the merge commit.
+- pull_request / pull_request_target (opened, synchronize, reopened, ready_for_review): from
+  `base.sha` to the checked-out commit when it contains `head.sha` (GITHUB_SHA, the test merge commit
+  actions/checkout leaves, or `head.sha` itself), else to `head.sha`; three dots, from every merge base.
+  The documents are read from the checkout, so the diff ends there: from the merge commit's first
+  parent, `base.sha`, it lists exactly the files the merge changes, whatever shape the PR's history has
+  (a criss-cross merge that keeps an old version of an item, which `base.sha...head.sha` from one
+  merge base misses). Results go to `head.sha`, not GITHUB_SHA.
 - merge_group: `base_sha...head_sha`.
+- Three-dot ranges take the union over every merge base (`changes.diff_entries`).
 - workflow_dispatch: the `files` input (newline-separated paths, each validated on its own) or else
   every file matching `paths` at HEAD.
 
-Every path handed on must stay inside the workspace once symlinks are resolved and must not be under
-`.git` (where actions/checkout keeps the job token), so a committed symlink cannot make a judge read
-a file outside the evaluated set.
+What a range's changes select (`selection.py`): matching files, files reached through a symlinked
+directory under `paths` (as `evalgate check` follows them), and, named with a reason, every other
+changed file under the root of `paths`. Every path handed on must stay inside the workspace once
+symlinks are resolved and must not be under `.git` (where actions/checkout keeps the job token), so a
+committed symlink cannot make a judge read a file outside the evaluated set.
 """
 
 from __future__ import annotations
@@ -33,21 +40,22 @@ from evalgate.github.changes import (
     ZERO_SHA,
     ChangeDetectionError,
     ChangedFile,
-    changed_files,
+    diff_entries,
     ensure_history,
-    files_at,
     git_bytes,
     has_commit,
+    is_ancestor,
     is_shallow,
-    path_matches,
     resolve_commit,
 )
+from evalgate.github.globs import path_matches
+from evalgate.github.selection import Reasons, confine, select_all, select_changes
 
 TargetMode = Literal["diff", "files", "all", "none"]
 SUPPORTED_EVENTS = ("push", "pull_request", "pull_request_target", "merge_group", "workflow_dispatch")
 PR_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-Rejections = tuple[tuple[str, str], ...]  # (path as given, reason)
+Rejections = Reasons  # (path as given, reason)
 
 
 class EventError(ChangeDetectionError):
@@ -58,11 +66,13 @@ class EventError(ChangeDetectionError):
 class Targets:
     """What one run evaluates, and where its results are reported.
 
-    `mode` is "diff" (a revision range: `changed` lists every matching change, `paths` the evaluable
-    ones), "files" (explicit dispatch paths), "all" (every matching file at `head`) or "none".
+    `mode` is "diff" (a revision range: `changed` lists every matching change, `paths` what is
+    evaluated), "files" (explicit dispatch paths), "all" (every matching file at `head`) or "none".
     `base`/`head` are the revisions compared; for pull requests, merge groups, forced pushes and new
-    branches the diff starts at their merge base. `report_sha` is where results are posted.
-    `rejected` pairs each refused path with the reason; `notes` say how the range was chosen.
+    branches the diff starts at their merge bases. `report_sha` is where results are posted.
+    `rejected` pairs each refused path with the reason (an ERROR result each); `not_evaluated` each
+    changed file under the root of `paths` that is neither evaluated nor refused, with the reason;
+    `notes` say how the range was chosen.
     """
 
     mode: TargetMode
@@ -74,6 +84,7 @@ class Targets:
     pr_number: int | None = None
     notes: tuple[str, ...] = ()
     rejected: Rejections = ()
+    not_evaluated: Rejections = ()
 
 
 def load_event(path: Path, event_name: str | None = None) -> tuple[str, dict[str, Any]]:
@@ -125,17 +136,13 @@ def targets_from_event(
         action = payload.get("action")
         if action not in PR_ACTIONS:
             return _nothing(f"{event_name} action {action!r}: nothing to evaluate")
-        head = _sha(payload, "pull_request", "head", "sha")
-        number = payload.get("number", _field(payload, "pull_request", "number", required=False))
-        return _diff(
-            workspace,
+        base, head = (
             _sha(payload, "pull_request", "base", "sha"),
-            head,
-            paths,
-            remote=remote,
-            three_dot=True,
-            pr_number=number if isinstance(number, int) else None,
-            notes=(f"pull request: base.sha...head.sha; results go to head {head}",),
+            _sha(payload, "pull_request", "head", "sha"),
+        )
+        number = payload.get("number", _field(payload, "pull_request", "number", required=False))
+        return _pull_request(
+            workspace, base, head, paths, remote, number if isinstance(number, int) else None
         )
     if event_name == "merge_group":
         base, head = _sha(payload, "merge_group", "base_sha"), _sha(payload, "merge_group", "head_sha")
@@ -148,6 +155,33 @@ def targets_from_event(
 
 
 # ------------------------------------------------------------------------------------- events
+
+
+def _pull_request(
+    workspace: Path, base: str, head: str, paths: str, remote: str, number: int | None
+) -> Targets:
+    """From `base` to the checkout when it contains `head` (the test merge commit), else to `head`."""
+    ensure_history(workspace, [base, head], remote=remote)
+    checkout = resolve_commit(workspace, "HEAD")
+    if checkout != head and is_ancestor(workspace, head, checkout):
+        note = (
+            f"pull request: base.sha...{checkout} (the checked-out merge commit); results go to head {head}"
+        )
+        end = checkout
+    else:
+        note = f"pull request: base.sha...head.sha; results go to head {head}"
+        end = head
+    return _diff(
+        workspace,
+        base,
+        end,
+        paths,
+        remote=remote,
+        three_dot=True,
+        report_sha=head,
+        pr_number=number,
+        notes=(note,),
+    )
 
 
 def _push(payload: dict[str, Any], workspace: Path, paths: str, default: str | None, remote: str) -> Targets:
@@ -210,23 +244,35 @@ def _diff(
     *,
     remote: str,
     three_dot: bool = False,
+    report_sha: str | None = None,
     pr_number: int | None = None,
     notes: tuple[str, ...] = (),
 ) -> Targets:
     revs = [rev for rev in (base, head) if rev != EMPTY_TREE]
     ensure_history(workspace, revs, merge_base_of=(base, head) if three_dot else None, remote=remote)
-    changed = changed_files(workspace, base, head, paths, three_dot=three_dot)
-    accepted, rejected = _confine(workspace, [c.path for c in changed if c.evaluable], paths)
-    mode: TargetMode = "diff"
-    return Targets(mode, base, head, head, accepted, tuple(changed), pr_number, notes, rejected)
+    changed = diff_entries(workspace, base, head, three_dot=three_dot)
+    selected = select_changes(workspace, head, changed, paths)
+    matching = tuple(c for c in changed if path_matches(c.path, paths))
+    return Targets(
+        "diff",
+        base,
+        head,
+        report_sha or head,
+        selected.paths,
+        matching,
+        pr_number,
+        notes,
+        selected.rejected,
+        selected.not_evaluated,
+    )
 
 
 def _dispatch(workspace: Path, paths: str, listed: str | None) -> Targets:
     head = resolve_commit(workspace, "HEAD")
     if listed is None or not listed.strip():
-        accepted, rejected = _confine(workspace, files_at(workspace, head, paths), paths)
+        selected = select_all(workspace, head, paths)
         note = f"workflow_dispatch without files: every file matching {paths!r} at HEAD"
-        return Targets("all", None, head, head, accepted, notes=(note,), rejected=rejected)
+        return Targets("all", None, head, head, selected.paths, notes=(note,), rejected=selected.rejected)
     accepted, rejected = validate_files(workspace, listed, paths)
     note = f"workflow_dispatch: {len(accepted)} listed file(s) accepted, {len(rejected)} rejected"
     return Targets("files", None, head, head, accepted, notes=(note,), rejected=rejected)
@@ -252,7 +298,7 @@ def validate_files(workspace: Path, listed: str, paths: str) -> tuple[tuple[str,
         reason = _entry_problem(entry, paths)
         if reason is None:
             normal = str(PurePosixPath(entry))
-            ok, refused = _confine(workspace, [normal], paths)
+            ok, refused = confine(workspace, [normal], paths)
             reason = refused[0][1] if refused else None
             if ok and ok[0] not in accepted:
                 accepted.append(ok[0])
@@ -273,29 +319,6 @@ def _entry_problem(entry: str, paths: str) -> str | None:
     if not path_matches(str(pure), paths):
         return f"does not match paths {paths!r}"
     return None
-
-
-def _confine(workspace: Path, candidates: list[str], paths: str) -> tuple[tuple[str, ...], Rejections]:
-    """Keep the paths that are regular files inside the workspace after resolving symlinks."""
-    root = workspace.resolve()
-    accepted: list[str] = []
-    rejected: list[tuple[str, str]] = []
-    for rel in candidates:
-        if ".git" in PurePosixPath(rel).parts:
-            rejected.append((rel, "is inside .git"))
-            continue
-        real = (root / rel).resolve()
-        if not real.is_relative_to(root):
-            rejected.append((rel, "resolves outside the workspace (through a symlink)"))
-            continue
-        inside = real.relative_to(root).as_posix()
-        if inside != rel and (".git" in PurePosixPath(inside).parts or not path_matches(inside, paths)):
-            rejected.append((rel, f"is a symlink to {inside!r}, which does not match paths {paths!r}"))
-        elif not real.is_file():
-            rejected.append((rel, "is not a file in the workspace" if real.exists() else "no such file"))
-        else:
-            accepted.append(rel)
-    return tuple(accepted), tuple(rejected)
 
 
 # ------------------------------------------------------------------------------------ payload

@@ -20,6 +20,10 @@ from evalgate.github.untrusted import judge_paths
 from evalgate.rubric import Rubric, RubricError, load_rubric
 
 MAX_LISTED = 20  # policy keys listed per rubric; a rewritten rubric does not need a line per anchor
+# git attributes decide how git and GitHub show a change: `-diff` or `binary` make a document a binary
+# file in the pull request's diff, `linguist-generated` collapses it. They once hid documents from the
+# gate itself (issue 26); evalgate now diffs every file as text, but reviewers still see their effect.
+ATTRIBUTES_FILE = ".gitattributes"
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class PolicyChanges:
     lines: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     introduced: str | None = None  # the configuration file a first adoption adds
+    attributes: tuple[str, ...] = ()  # the `.gitattributes` files (anywhere) the pull request changes
 
 
 def _show(value: object) -> str:
@@ -141,6 +146,13 @@ def describe_changes(
     changed_files = tuple(sorted(f for f in files if touches(changed, f)))
     if changed_files:
         lines.insert(0, f"changed policy files: {', '.join(changed_files)}")
+    attributes = attribute_files(changed)
+    if attributes:
+        lines.append(
+            f"changed git attributes: {', '.join(attributes)} (they decide how git and GitHub show a change: "
+            "`-diff` or `binary` show a document as a binary file in the diff, `linguist-generated` "
+            "collapses it; evalgate diffs every file as text and evaluates it regardless)"
+        )
     if head is not None:
         lines += _config_lines(policy.declared, head)
         base_rubric, _ = _load(policy.config.rubric)
@@ -149,7 +161,12 @@ def describe_changes(
             lines.append(f"the pull request's rubric does not load: {error}")
         elif base_rubric is not None and head_rubric is not None:
             lines += _rubric_lines(base_rubric, head_rubric)
-    return PolicyChanges(tuple(dict.fromkeys(lines)), changed_files, introduced)
+    return PolicyChanges(tuple(dict.fromkeys(lines)), changed_files, introduced, attributes)
+
+
+def attribute_files(changed: frozenset[str]) -> tuple[str, ...]:
+    """The `.gitattributes` files among the changed paths, in any directory."""
+    return tuple(sorted(path for path in changed if path.rsplit("/", 1)[-1] == ATTRIBUTES_FILE))
 
 
 def changed_file_warnings(changes: PolicyChanges) -> Iterable[tuple[str, dict[str, str], str]]:
@@ -161,6 +178,12 @@ def changed_file_warnings(changes: PolicyChanges) -> Iterable[tuple[str, dict[st
             "commit's policy; the change takes effect after merge."
         )
         yield "warning", {"file": path, "title": title}, message
+    for path in changes.attributes:
+        message = (
+            f"This pull request changes {path}: git attributes can show a document as binary or collapse "
+            "it as generated in the diff, hiding it from review. evalgate evaluates it regardless."
+        )
+        yield "warning", {"file": path, "title": "evalgate: git attributes changed"}, message
     if changes.introduced:
         yield (
             "notice",

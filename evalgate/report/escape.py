@@ -72,6 +72,13 @@ def markdown_code(text: str, in_table: bool = False) -> str:
     return f"{fence}{pad}{one_line}{pad}{fence}"
 
 
+def visible_name(path: str) -> str:
+    """A file name as written, or quoted with escapes (Python's repr) when white space or control
+    characters in it would not show: inline code collapses a trailing space, a log line a newline."""
+    plain = path.isprintable() and " ".join(path.split()) == path
+    return path if plain and all(part == part.strip() for part in path.split("/")) else repr(path)
+
+
 def plain_line(text: str, limit: int) -> str:
     """Collapse whitespace to one line and cut to `limit` characters with an ellipsis."""
     one_line = " ".join(text.split())

@@ -8,10 +8,11 @@ messages, reasoning) goes through `escape`.
 
 from __future__ import annotations
 
-from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len
+from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len, visible_name
 from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
 
 FINDINGS_PER_DIMENSION = 10  # more would bury the next file; the rest are annotations / in results
+NOT_EVALUATED_LISTED = 50  # changed files not evaluated, listed in the header; all are in the results
 REASONING_CHARS = 300
 _ICON = {Verdict.PASS: "✅ PASS", Verdict.FAIL: "❌ FAIL", Verdict.ERROR: "⚠️ ERROR"}
 
@@ -37,6 +38,7 @@ def _header(report: Report, check_name: str) -> list[str]:
     if counts["unverified_evidence"]:
         lines += ["", f"Unverified judge evidence quotes: {counts['unverified_evidence']}"]
     lines += _policy_changes(report)
+    lines += _not_evaluated(report)
     lines += [
         "",
         "| File | Verdict | Mean | Failing dimensions | Skipped |",
@@ -53,6 +55,24 @@ def _policy_changes(report: Report) -> list[str]:
     head = "> **Policy changes in this pull request (not applied)**: this run applied the base commit's"
     lines = ["", head + " policy; these changes take effect after merge.", ">"]
     return lines + [f"> - {markdown_text(change)}" for change in report.policy_changes]
+
+
+def _not_evaluated(report: Report) -> list[str]:
+    """The changed files under the root of `paths` that were not evaluated, each with the reason, in
+    the header (never cut for size): a gate that passes must say what it did not look at."""
+    if not report.not_evaluated:
+        return []
+    count = len(report.not_evaluated)
+    lines = [
+        "",
+        f"> **Changed files not evaluated** ({count}): changed under the root of `paths`, but not evaluated.",
+        ">",
+    ]
+    for entry in report.not_evaluated[:NOT_EVALUATED_LISTED]:
+        lines.append(f"> - {markdown_code(visible_name(entry.path))}: {markdown_text(entry.reason)}")
+    if count > NOT_EVALUATED_LISTED:
+        lines.append(f"> - … and {count - NOT_EVALUATED_LISTED} more (every one is in the results file)")
+    return lines
 
 
 def _row(result: FileResult) -> str:

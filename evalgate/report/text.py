@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalgate.report.escape import visible_name
 from evalgate.results import FileResult, Report, Status, Verdict
 
 _MARK = {Verdict.PASS: "PASS ", Verdict.FAIL: "FAIL ", Verdict.ERROR: "ERROR"}
@@ -60,6 +61,7 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     out.extend(_health_lines(report))  # before the summary line, which stays last but for the notes
     out.append("")
     out.append(line)
+    out.extend(f"not evaluated: {visible_name(e.path)}: {e.reason}" for e in report.not_evaluated)
     out.extend(f"note: {n}" for n in report.notes)
     return "\n".join(out) + "\n"
 

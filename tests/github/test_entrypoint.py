@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,13 +162,6 @@ def _run_action(
 
 def _expected_exit(results: dict[str, Any]) -> int:
     return 0 if results["summary"]["verdict"] == "PASS" else 1
-
-
-@pytest.fixture
-def github(github_contract: Path) -> Iterator[FakeGitHub]:
-    with FakeGitHub(github_contract) as server:
-        yield server
-        assert server.violations == []
 
 
 def _cli_results(ws: Workspace, paths: list[str]) -> dict[str, Any]:

@@ -164,10 +164,29 @@ def test_pull_request_diffs_base_three_dot_head_and_reports_on_head(
 
     targets = targets_from_event("pull_request", event, ci, paths=PATHS)
 
-    assert (targets.base, targets.head) == (project.main, project.feature)
+    # the diff ends at what is checked out and read: the merge commit, from its first parent (base.sha)
+    merge = GitRepo(ci).head()
+    assert (targets.base, targets.head) == (project.main, merge) and merge != project.feature
     assert targets.report_sha == project.feature
     assert targets.pr_number == 2
     assert evaluated(targets) == [FEATURE_DOC]
+    assert "checked-out merge commit" in targets.notes[0]
+
+
+def test_a_pull_request_checked_out_at_its_head_diffs_from_the_merge_bases(
+    project: Project, events_dir: Path
+) -> None:
+    """A workflow that checks out head.sha instead of the merge commit: base.sha...head.sha."""
+    event = payload(events_dir, "pull_request.synchronize.22.json")
+    event["pull_request"]["base"]["sha"] = project.main
+    event["pull_request"]["head"]["sha"] = project.feature
+    targets = targets_from_event("pull_request", event, project.ci("feature"), paths=PATHS)
+    assert (targets.base, targets.head, targets.report_sha) == (
+        project.main,
+        project.feature,
+        project.feature,
+    )
+    assert evaluated(targets) == [FEATURE_DOC]  # not main's later document
 
 
 def test_closed_pull_request_evaluates_nothing(events_dir: Path, tmp_path: Path) -> None:

@@ -67,3 +67,25 @@ def test_nothing_to_report_when_the_pr_leaves_the_policy_alone(
 ) -> None:
     changes = _changes(tmp_path, monkeypatch, {"README.md": "# r\n"})
     assert changes == PolicyChanges() and list(changed_file_warnings(changes)) == []
+
+
+def test_git_attributes_anywhere_are_reported_as_a_policy_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.gitattributes` decides how git and GitHub show a change (`-diff`, `binary`,
+    `linguist-generated`): a pull request that changes one, at the root or in any directory, says so."""
+    changes = _changes(
+        tmp_path,
+        monkeypatch,
+        {".gitattributes": "*.md -diff\n", "Research/completed/.gitattributes": "*.md linguist-generated\n"},
+    )
+    assert changes.attributes == (".gitattributes", "Research/completed/.gitattributes")
+    (line,) = changes.lines
+    assert line.startswith("changed git attributes: .gitattributes, Research/completed/.gitattributes (")
+    assert "evalgate diffs every file as text and evaluates it regardless" in line
+    warnings = list(changed_file_warnings(changes))
+    assert [(command, props["file"]) for command, props, _ in warnings] == [
+        ("warning", ".gitattributes"),
+        ("warning", "Research/completed/.gitattributes"),
+    ]
+    assert all("hiding it from review" in message for _, _, message in warnings)

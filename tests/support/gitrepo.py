@@ -65,6 +65,15 @@ class GitRepo:
             target.write_bytes(content.encode() if isinstance(content, str) else content)
             self.run("--literal-pathspecs", "add", "--", rel)
 
+    def symlink(self, rel: str, target: str) -> None:
+        """Create (or replace) a symlink at `rel` pointing at `target` (as written) and stage it."""
+        link = self.path / rel
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(target)
+        self.run("--literal-pathspecs", "add", "--", rel)
+
     def commit(self, message: str, files: Mapping[str, str | bytes | None] | None = None) -> str:
         """Apply `files`, commit (even if empty), and return the new commit's sha."""
         self.write(files or {})
