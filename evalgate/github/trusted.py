@@ -70,6 +70,6 @@ def run_policy(
     )
     if policy.base is not None and policy.changed is not None:
         refuse_changed_programs(policy.config.judges, workspace, policy.changed)
-    changes = describe_changes(policy, workspace, lambda: build(None))
+    changes = describe_changes(policy, workspace, build)
     config, notices = place_cache(policy.config, env=env, workspace=workspace, changed=policy.changed)
     return RunPolicy(config, changes, notices)

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,7 @@ def _run_action(
     api_url: str,
     inputs: Mapping[str, str] | None = None,
     sha: str | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> ActionRun:
     runner = tmp_path / "runner"
     runner.mkdir(exist_ok=True)
@@ -151,7 +152,13 @@ def _run_action(
         **{f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()},
     }
     proc = subprocess.run(
-        [sys.executable, str(ENTRYPOINT)], cwd=ws.path, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, str(ENTRYPOINT)],
+        cwd=ws.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=preexec,
     )
     results_path = ws.path / "evalgate-results.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else None

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -90,11 +90,16 @@ def pull_request(tmp_path: Path, base_files: Mapping[str, str], pr_files: Mappin
 
 
 def run_pr(
-    tmp_path: Path, events_dir: Path, ws: Workspace, api: str = OFFLINE_API, **inputs: str
+    tmp_path: Path,
+    events_dir: Path,
+    ws: Workspace,
+    api: str = OFFLINE_API,
+    preexec: Callable[[], None] | None = None,
+    **inputs: str,
 ) -> ActionRun:
     event = _event(events_dir, "pull_request.synchronize.22.json", ws, tmp_path)
     inputs = {"github-token": "", **inputs} if api == OFFLINE_API else inputs
-    return _run_action(tmp_path, ws, "pull_request", event, api, inputs=inputs, sha=ws.merge)
+    return _run_action(tmp_path, ws, "pull_request", event, api, inputs=inputs, sha=ws.merge, preexec=preexec)
 
 
 def scores(run: ActionRun) -> dict[str, int | None]:
