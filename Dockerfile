@@ -55,4 +55,6 @@ ENV PYTHONUNBUFFERED=1 \
 # No USER: the runner mounts the workspace and GITHUB_OUTPUT/GITHUB_STEP_SUMMARY owned by its own
 # user and runs container actions as root; a non-root user could not write to them. What the action
 # writes into the workspace is given to the workspace's owner afterwards (evalgate/github/ownership.py).
+# The judges do not run as root: the action starts them as the base image's `nobody`
+# (evalgate/github/isolation.py).
 ENTRYPOINT ["python", "/app/entrypoint.py"]

@@ -16,7 +16,17 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 
-from evalgate.yamlsafe import Constraint, Invalid, error_words, json_schema, safe_load, validated
+from evalgate.yamlsafe import (
+    Constraint,
+    Invalid,
+    Refused,
+    error_words,
+    guarded_load,
+    json_schema,
+    read_text_file,
+    refusal_reason,
+    validated,
+)
 
 DEFAULT_CONFIG_FILE = ".evalgate.yml"
 DEFAULT_PATHS = "Research/completed/**/*.md"
@@ -146,12 +156,12 @@ def load_config(path: str | Path | None, *, required: bool = False) -> Config:
     """Load `path` (or `.evalgate.yml` in the working directory if present); defaults otherwise."""
     if path is None:
         candidate = Path(DEFAULT_CONFIG_FILE)
-        if not candidate.is_file():
+        if not candidate.exists():
             return default_config()
         path = candidate
         required = True
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():  # anything else that exists (a directory, a FIFO) is refused by name below
         if required:
             raise ConfigError(f"{p}: configuration file not found")
         return Config()
@@ -178,16 +188,18 @@ def read_yaml(p: Path, what: str) -> Any:
 
 
 def _read_text(p: Path, what: str) -> str:
+    """A regular file's text, capped in size before it is read (yamlsafe.read_regular_file)."""
     try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ConfigError(f"{p}: cannot read {what}: {reason}") from None
+        return read_text_file(p)
+    except (OSError, Refused) as exc:
+        raise ConfigError(f"{p}: cannot read {what}: {refusal_reason(exc)}") from None
 
 
 def _load_yaml(text: str, source: str) -> Any:
     try:
-        return safe_load(text)
+        return guarded_load(text)
+    except Refused as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: not valid YAML: {exc}") from None
 

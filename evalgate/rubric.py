@@ -28,10 +28,13 @@ from evalgate.yamlsafe import (
     Checked,
     Constraint,
     Invalid,
+    Refused,
     error_words,
     field_rule,
+    guarded_load,
     json_schema,
-    safe_load,
+    read_text_file,
+    refusal_reason,
     validated,
 )
 
@@ -245,7 +248,9 @@ def _format_validation(errors: list[dict[str, Any]], source: str, raw: dict[str,
 def parse_rubric(text: str, source: str) -> Rubric:
     """Validate rubric YAML text; `source` names it in error messages."""
     try:
-        raw = safe_load(text)
+        raw = guarded_load(text)
+    except Refused as exc:
+        raise RubricError(f"{source}: {exc}") from None
     except yaml.YAMLError as exc:
         raise RubricError(f"{source}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
@@ -266,9 +271,9 @@ def load_rubric(name_or_path: str) -> Rubric:
     path = Path(name_or_path)
     if name_or_path.endswith((".yml", ".yaml")) or path.exists():
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RubricError(f"{name_or_path}: cannot read rubric: {exc.strerror}") from None
+            text = read_text_file(path)
+        except (OSError, Refused) as exc:
+            raise RubricError(f"{name_or_path}: cannot read rubric: {refusal_reason(exc)}") from None
         return parse_rubric(text, str(path))
     if name_or_path not in pack_names():
         raise RubricError(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
     from evalgate.judging.backends import Backend
+    from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
 
@@ -185,6 +186,7 @@ def run(
     base: Path | None = None,
     progress: Progress | None = None,
     each: Each | None = None,
+    sandbox: JudgeSandbox | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
     file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
@@ -193,7 +195,8 @@ def run(
 
     Large runs share the structural pass with worker processes: forked when this process runs no other
     thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
-    run() must do so under `if __name__ == "__main__":`."""
+    run() must do so under `if __name__ == "__main__":`. `sandbox` says how judge processes start
+    (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process)."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
@@ -201,7 +204,7 @@ def run(
     targets = [t for t in targets if in_shard(t.display, config.shard)]
     problems = [p for p in problems if in_shard(p.display, config.shard)]
 
-    judges = _make_judges(config)
+    judges = _make_judges(config, sandbox)
     task = _StructuralPass(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
         checks=structural_checks(rubric, config),
@@ -343,9 +346,9 @@ def _decide_all(
     return results
 
 
-def _make_judges(config: Config) -> list[Backend]:
+def _make_judges(config: Config, sandbox: JudgeSandbox | None) -> list[Backend]:
     if not config.judges:
         return []
     from evalgate.judging.setup import make_judges
 
-    return list(make_judges(config))
+    return list(make_judges(config, sandbox))

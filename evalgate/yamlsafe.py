@@ -7,13 +7,21 @@ through it (the rubric and the acronym table are loaded by every run, the table 
 The types a file validates into (`Rubric`, `Config`, ...) are frozen standard-library dataclasses, and
 pydantic validates them (`validated`) only when a file or an option needs it: importing pydantic took
 ~0.1 s of every run, more than the structural check of a file. Their constraints are written with
-`Constraint`, which pydantic reads when it builds a validator and which imports nothing itself."""
+`Constraint`, which pydantic reads when it builds a validator and which imports nothing itself.
+
+YAML that users control is loaded only after two checks that libyaml does not make itself: a byte cap
+before a file is read (`read_regular_file`: regular files only, so a device such as /dev/zero, a FIFO
+or a /proc file is refused before anything is read), and a nesting cap (`nests_deeper`): libyaml's
+composer recurses once per level of nesting without a limit, and about 25,000 levels (50 KB of
+`- - - ...`, or of `[[[...`) overflow an 8 MB C stack, killing the process with SIGSEGV."""
 
 from __future__ import annotations
 
 import functools
 import operator
+import os
 import re
+import stat
 from typing import Any, ClassVar, TypeVar
 
 import yaml
@@ -84,6 +92,124 @@ def safe_load(text: str, *, dates: bool = True) -> Any:
     """`yaml.safe_load(text)`: plain data only (no `!!python` tags); raises yaml.YAMLError. With
     `dates=False` a timestamp stays a string (see TextDatesLoader)."""
     return yaml.load(text, Loader=SafeLoader if dates else TextDatesLoader)
+
+
+MAX_NESTING = 64  # levels of collections in a user's YAML: the packs nest 4 deep, front matter 3
+MAX_POLICY_BYTES = 1024 * 1024  # a configuration, rubric or glossary file (the largest pack is ~12 KB)
+
+
+class Refused(ValueError):
+    """Input evalgate will not load; the message says why, without naming the file (the caller does)."""
+
+
+def guarded_load(text: str) -> Any:
+    """`safe_load(text)` for YAML a user controls: Refused when it nests deeper than MAX_NESTING levels
+    (see the module's doc); yaml.YAMLError when it is not valid YAML."""
+    if nests_deeper(text, MAX_NESTING):
+        raise Refused(f"nests deeper than {MAX_NESTING} levels")
+    return safe_load(text)
+
+
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
+_PREFIX_CHARACTERS = " \t?:-"  # indentation and the block indicators (`- `, `? `, `: `)
+
+
+@functools.cache
+def _wide_prefix(width: int) -> re.Pattern[str]:
+    """A line after the first that starts with `width` characters of indentation and block
+    indicators, each of which can open one more block collection on the line (`- - - x`). It starts
+    with a literal newline, which the regex engine skips to without trying every position."""
+    return re.compile(rf"\n[{re.escape(_PREFIX_CHARACTERS)}]{{{width}}}")
+
+
+def nests_deeper(text: str, limit: int) -> bool:
+    """Whether YAML `text` nests collections (block or flow) more than `limit` levels deep.
+
+    A cheap bound decides almost every text: a flow collection's depth is at most its brackets' depth
+    (quoted brackets count too), and a block collection nested in another starts further right, except
+    a sequence written at its mapping key's indentation, so block depth is at most twice the widest run
+    of indentation and block indicators that starts a line, plus two. Only a text past the bound is
+    parsed into events (libyaml's parser keeps its own stack; only the composer recurses) and counted
+    exactly."""
+    room = (limit - 2 - _bracket_depth(text)) // 2  # the widest line prefix the bound allows
+    first = len(text) - len(text.lstrip(_PREFIX_CHARACTERS))
+    if room >= 0 and first <= room and not _wide_prefix(room + 1).search(text):
+        return False
+    depth = 0
+    opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    try:
+        for event in yaml.parse(text, Loader=SafeLoader):
+            if isinstance(event, opening):
+                depth += 1
+                if depth > limit:
+                    return True
+            elif isinstance(event, closing):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # loading stops at the same error, no deeper than the events before it
+    return False
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest nesting of `[`/`{` (an over-estimate: quoted brackets count too)."""
+    if "[" not in text and "{" not in text:
+        return 0
+    depth = deepest = 0
+    # Only brackets change the depth: walk those (a few per item) instead of every character.
+    for ch in _NOT_BRACKETS.sub("", text):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+_FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_POLICY_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. Refused for anything else (a device, a
+    FIFO, a directory) before it is read, and for a file past the cap, also one whose size `stat`
+    does not tell (/proc files say 0); OSError when it cannot be opened. A FIFO is never opened, so
+    nothing waits for a writer."""
+    kind = stat.S_IFMT(os.stat(path).st_mode)
+    if kind != stat.S_IFREG:
+        raise Refused(f"not a regular file ({_FILE_KINDS.get(kind, 'special')})")
+    with open(path, "rb") as file:  # buffered: read(n) returns n bytes unless at the end
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):  # replaced since the stat above
+            raise Refused("not a regular file")
+        if info.st_size > limit:
+            raise Refused(f"larger than {limit} bytes")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise Refused(f"larger than {limit} bytes")
+    return data
+
+
+def read_text_file(path: str | os.PathLike[str], limit: int = MAX_POLICY_BYTES) -> str:
+    """`read_regular_file` decoded as UTF-8; Refused when it is not UTF-8."""
+    data = read_regular_file(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Refused(f"not UTF-8 (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def refusal_reason(exc: OSError | Refused) -> str:
+    """Why a file could not be read, in a message's words (`not a regular file (a FIFO)`, `Permission
+    denied`), for the caller to put after the file's name."""
+    return str(exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
 
 
 def yaml_words(message: str) -> str:

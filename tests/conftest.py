@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +22,37 @@ CORPUS = SHARED / "corpus" / "research-completed"
 PROTOCOL = SHARED / "reference" / "research-protocol"
 EVENTS = SHARED / "fixtures" / "github-events"
 CONTRACT = SHARED / "contracts" / "github-rest" / "api.github.com.subset.json"
+
+
+_SESSION_DIR = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """As root, the tests' temporary directories live in a directory of this session's own.
+
+    The action runs its judges as `nobody` when it is root (tests/support/judge_user.py), so a test's
+    judge program under tmp_path must be reachable by other users. pytest keeps its directories in
+    /tmp/pytest-of-root, and every pytest session that starts as root (another checkout's, say) sets
+    that directory back to 0700, which would cut a running test's judge off at any moment. A session
+    directory nobody else touches, which other users may pass through but not list, does not move.
+    The xdist workers get their directories under it from the controller; it is removed at the end."""
+    if (
+        not hasattr(os, "geteuid")
+        or os.geteuid() != 0
+        or config.option.basetemp
+        or hasattr(config, "workerinput")
+    ):
+        return
+    session = Path(tempfile.mkdtemp(prefix="evalgate-tests-"))
+    session.chmod(0o711)
+    config.option.basetemp = str(session / "tmp")
+    config.stash[_SESSION_DIR] = session
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(_SESSION_DIR, None)
+    if session is not None:
+        shutil.rmtree(session, ignore_errors=True)
 
 
 def _need(path: Path) -> Path:

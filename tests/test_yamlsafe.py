@@ -3,6 +3,10 @@ safe_load refuses."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,7 +14,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalgate.yamlsafe import SafeLoader, TextDatesLoader, safe_load
+from evalgate.yamlsafe import (
+    Refused,
+    SafeLoader,
+    TextDatesLoader,
+    guarded_load,
+    nests_deeper,
+    read_regular_file,
+    safe_load,
+)
 
 BUNDLED = sorted(p for p in (Path(__file__).resolve().parent.parent / "evalgate").rglob("*.yml"))
 
@@ -151,3 +163,99 @@ def test_text_dates_loaders_hooks_stand_for_safe_loaders() -> None:
     assert TextDatesLoader.yaml_constructors["tag:yaml.org,2002:str"] is yaml.SafeLoader.construct_yaml_str
     loaded = safe_load("a: 2026-02-28\nb: yes\nc: '1'\n", dates=False)
     assert loaded == {"a": "2026-02-28", "b": True, "c": "1"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The nesting cap and the file reader for YAML a user controls
+
+
+def _exact_depth(text: str) -> int:
+    """Collections' nesting, counted from the pure-Python parser's events."""
+    depth = deepest = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            depth -= 1
+    return deepest
+
+
+_nested = st.recursive(
+    st.one_of(st.integers(0, 9), st.sampled_from(["a", "b c", "[x]", "- y", "k: v", "{z}"])),
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "c-d", "? e"]), inner, min_size=1, max_size=3)
+    ),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=_nested,
+    flow=st.sampled_from([True, False, None]),
+    indent=st.integers(2, 9),
+    compact=st.integers(0, 30),
+    limit=st.integers(0, 40),
+)
+def test_nests_deeper_equals_the_exact_depth_past_the_limit(
+    data: object, flow: bool | None, indent: int, compact: int, limit: int
+) -> None:
+    text = yaml.safe_dump({"root": data}, default_flow_style=flow, indent=indent)
+    if compact and not text.startswith("{"):  # compact block sequences: a level per `- ` on one line
+        text += "more:\n" + "  " + "- " * compact + "leaf\n"
+    assert nests_deeper(text, limit) == (_exact_depth(text) > limit)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- " * 100_000 + "x\n",  # block: no bracket at all
+        "[" * 100_000 + "]" * 100_000 + "\n",
+        "a:\n" + "".join(" " * i + "- \n" for i in range(1, 30_000, 3)),
+    ],
+    ids=["compact-block", "flow", "indented-block"],
+)
+def test_deep_yaml_is_refused_before_libyaml_composes_it(text: str) -> None:
+    with pytest.raises(Refused, match="nests deeper than 64 levels"):
+        guarded_load(text)
+
+
+def test_block_nesting_in_front_matter_is_refused_not_a_crash(tmp_path: Path) -> None:
+    # 30,000 levels of `- ` fit the 64 KB front-matter cap and overflow libyaml's composer; a
+    # subprocess, so the old crash shows as a failed test instead of killing the test run
+    item = tmp_path / "item.md"
+    item.write_text("---\ntags:\n  " + "- " * 30_000 + "x\n---\n# Title\n", encoding="utf-8")
+    code = (
+        "import sys\nfrom evalgate.document import read_document, front_matter_warning\n"
+        "print(front_matter_warning(read_document(sys.argv[1])))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(item)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-500:])
+    assert "front matter nests deeper than 64 levels" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda p: Path("/dev/zero"), "not a regular file (a character device)"),
+        (lambda p: (os.mkfifo(p / "fifo"), p / "fifo")[1], "not a regular file (a FIFO)"),
+        (lambda p: p, "not a regular file (a directory)"),
+        (lambda p: (p / "big.yml").write_bytes(b"#" * 2049) and p / "big.yml", "larger than 2048 bytes"),
+    ],
+    ids=["device", "fifo", "directory", "too-large"],
+)
+def test_read_regular_file_refuses_before_reading(
+    tmp_path: Path, make: Callable[[Path], Path], reason: str
+) -> None:
+    with pytest.raises(Refused) as refused:
+        read_regular_file(make(tmp_path), limit=2048)
+    assert str(refused.value) == reason
+
+
+def test_read_regular_file_caps_a_file_whose_size_stat_does_not_tell() -> None:
+    # /proc files report st_size 0: the cap is also applied to what is read
+    assert len(read_regular_file("/proc/self/status", limit=1 << 16)) > 0
+    with pytest.raises(Refused, match="larger than 16 bytes"):
+        read_regular_file("/proc/self/status", limit=16)

@@ -21,7 +21,6 @@ markdown-it-py). The Findings part is extracted from those blocks in `evalgate.d
 from __future__ import annotations
 
 import os
-import re
 import stat
 from typing import Any
 
@@ -30,7 +29,7 @@ import yaml
 from evalgate.document.findings import attach
 from evalgate.document.model import Document, DocumentError, FrontMatter, Section
 from evalgate.document.scan import scan_lines
-from evalgate.yamlsafe import safe_load
+from evalgate.yamlsafe import MAX_NESTING, nests_deeper, safe_load
 
 # ---------------------------------------------------------------------------------------------
 # Reading
@@ -148,7 +147,7 @@ def build_sections(lines: tuple[str, ...], headings: tuple[tuple[int, int, str],
 # Front matter
 
 MAX_FRONT_MATTER_BYTES = 64 * 1024
-MAX_YAML_NESTING = 64  # libyaml overflows the C stack on very deep flow nesting (a crash, not an error)
+MAX_YAML_NESTING = MAX_NESTING  # libyaml overflows the C stack on very deep nesting (a crash, not an error)
 MAX_YAML_VALUES = 20_000  # alias bombs build small graphs that explode when walked
 
 
@@ -185,7 +184,7 @@ def load_yaml(source: str) -> tuple[dict[str, Any] | None, str | None, int | Non
     `---` is line 1, so YAML line 0 is file line 2)."""
     if len(source.encode("utf-8", "replace")) > MAX_FRONT_MATTER_BYTES:
         return None, f"front matter is larger than {MAX_FRONT_MATTER_BYTES} bytes", 1
-    if _flow_depth(source) > MAX_YAML_NESTING:
+    if nests_deeper(source, MAX_YAML_NESTING):
         return None, f"front matter nests deeper than {MAX_YAML_NESTING} levels", 1
     try:
         data = safe_load(source, dates=False)
@@ -202,24 +201,6 @@ def load_yaml(source: str) -> tuple[dict[str, Any] | None, str | None, int | Non
     if "&" in source and _too_many_values(data):
         return None, f"front matter expands to more than {MAX_YAML_VALUES} values (YAML aliases)", 1
     return data, None, None
-
-
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
-
-
-def _flow_depth(source: str) -> int:
-    """Deepest nesting of `[`/`{` (an over-estimate: quoted brackets count too)."""
-    if "[" not in source and "{" not in source:
-        return 0
-    depth = deepest = 0
-    # Only brackets change the depth: walk those (a few per item) instead of every character.
-    for ch in _NOT_BRACKETS.sub("", source):
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}" and depth:
-            depth -= 1
-    return deepest
 
 
 def _too_many_values(data: Any) -> bool:

@@ -8,6 +8,8 @@ sticky PR comment (`comment`), workflow commands, step outputs and the job summa
 through one REST client (`api`) and `publish`. `action` is the container action's main: on a pull
 request it takes the policy from the trusted base commit (`policy`, and `policy_changes` reports what
 the pull request would change), keeps the score history on a branch (`history_store`) and hands what
-it wrote in the workspace to the workspace's owner (`ownership`). `merge` combines the results of
+it wrote in the workspace to the workspace's owner (`ownership`); its tokens stay out of every
+process's environment block (`credentials`) and its judges reach only what `isolation` lets them
+(an unprivileged user, the base commit's tree). `merge` combines the results of
 sharded jobs and publishes them once. Nothing below this stage imports it.
 """

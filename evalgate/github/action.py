@@ -2,6 +2,8 @@
 publish -> exit code.
 
 Order matters and is the point of this module:
+0. (entrypoint.py, before this module runs) the tokens leave the process's environment block: it
+   re-execs itself without them and reads them from a pipe (`credentials.py`);
 1. tokens are masked (`::add-mask::`) before anything is printed, and removed from the environment
    that judges and git inherit (only `copilot-token` is handed on, as COPILOT_GITHUB_TOKEN);
 2. the workspace is trusted for git (`safe.directory` through GIT_CONFIG_*, as `changes.git_env`
@@ -10,6 +12,8 @@ Order matters and is the point of this module:
    commit (`github/trusted.py`, `policy-from`); then the event decides the targets
    (`events.targets_from_event`), evaluated by the same `run()` the CLI uses, so the action's results
    equal `evalgate check` on the same files;
+   judges run as an unprivileged user when the action is root, in a copy of the base commit's tree
+   on a pull request, with the workspace's `.git` and RUNNER_TEMP closed to them (`isolation.py`);
 4. the JSON results file is written before anything is posted, so it exists even when the API is down;
 5. publishing (check run or status, annotations, summary, outputs, comment) is best effort: its
    errors become warnings and never change the exit code, which is the verdict's alone.
@@ -37,12 +41,15 @@ from evalgate.discover import reportable
 from evalgate.gate import error_result
 from evalgate.github.changes import ChangeDetectionError, git_env
 from evalgate.github.comment import CommentMode
+from evalgate.github.credentials import CREDENTIAL_VARIABLES
 from evalgate.github.events import load_event, targets_from_event
+from evalgate.github.isolation import judge_sandbox
 from evalgate.github.policy import POLICY_SOURCES, PolicyError, PolicyFrom, repository_path
 from evalgate.github.publish import context_from_env, publish
 from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import JudgeSpecError
+from evalgate.judging.backends.process import JudgeSandbox, unprivileged_user
 from evalgate.report.render import render
 from evalgate.results import EXIT_USAGE, NotEvaluated, Report, exit_code
 from evalgate.rubric import RubricError
@@ -50,16 +57,6 @@ from evalgate.validity.history import record_run
 
 RESULTS_FILE = "evalgate-results.json"
 COMMENT_MODES: tuple[CommentMode, ...] = ("on-failure", "always", "never")
-# Credentials a container action may receive that no judge (a tool-enabled agent, or any command
-# backend) should ever see; the reporter gets the github-token directly, not through the environment.
-CREDENTIAL_VARIABLES = (
-    "INPUT_GITHUB-TOKEN",
-    "INPUT_COPILOT-TOKEN",
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
 
 
 class ActionInputError(Exception):
@@ -105,8 +102,10 @@ def _integer(env: Mapping[str, str], name: str) -> int | None:
         raise ActionInputError(f"input {name!r} must be a whole number, got {raw!r}") from None
 
 
-def read_inputs(env: Mapping[str, str]) -> ActionInputs:
-    """Parse every input; raises ActionInputError naming the first bad one."""
+def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = None) -> ActionInputs:
+    """Parse every input; raises ActionInputError naming the first bad one. The two tokens come from
+    `credentials` (what entrypoint.py received on its pipe) when given, else from `env`."""
+    secrets = env if credentials is None else credentials
     comment = action_input(env, "comment") or "on-failure"
     if comment not in COMMENT_MODES:
         raise ActionInputError(f"input 'comment' must be one of {', '.join(COMMENT_MODES)}, got {comment!r}")
@@ -125,8 +124,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         rubric=action_input(env, "rubric") or None,
         judges=tuple(judges) or None,
         config=action_input(env, "config") or None,
-        github_token=action_input(env, "github-token"),
-        copilot_token=action_input(env, "copilot-token"),
+        github_token=action_input(secrets, "github-token"),
+        copilot_token=action_input(secrets, "copilot-token"),
         check_name=action_input(env, "check-name") or "evalgate",
         comment=comment,  # type: ignore[arg-type]  # checked against COMMENT_MODES above
         jobs=_integer(env, "jobs"),
@@ -193,15 +192,19 @@ def build_config(inputs: ActionInputs, loaded: Config | None = None) -> Config:
 
 
 def evaluate(
-    env: Mapping[str, str], inputs: ActionInputs, config: Config, workspace: Path
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    config: Config,
+    workspace: Path,
+    sandbox: JudgeSandbox | None = None,
 ) -> tuple[Report, int | None, str | None]:
-    """The event's targets evaluated by run(); returns the report, the PR number and the sha to
-    report on (the PR head, not the merge commit)."""
+    """The event's targets evaluated by run(), its judges started in `sandbox`; returns the report,
+    the PR number and the sha to report on (the PR head, not the merge commit)."""
     from evalgate.run import run
 
     event_name, payload = read_event(env)
     targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
-    report = run(config, list(targets.paths), base=workspace)
+    report = run(config, list(targets.paths), base=workspace, sandbox=sandbox)
     rejected = tuple(
         error_result(reportable(path), f"refused: {path!r} {reason}") for path, reason in targets.rejected
     )
@@ -293,12 +296,15 @@ def _record_history(
     return []
 
 
-def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
+def main(
+    env: MutableMapping[str, str], out: TextIO | None = None, credentials: Mapping[str, str] | None = None
+) -> int:
     """Run the action. `env` is the process environment (os.environ in the container): it is read,
-    and edited (credentials removed, git trust added) for the judges and git the run starts."""
+    and edited (credentials removed, git trust added) for the judges and git the run starts. The
+    tokens come from `credentials` when given (entrypoint.py's pipe), else from `env`."""
     out = out or sys.stdout
     try:
-        inputs = read_inputs(env)
+        inputs = read_inputs(env, credentials)
     except ActionInputError as exc:
         return _fail_configuration(str(exc), env, out)
     protect_credentials(env, inputs, out)
@@ -319,7 +325,16 @@ def main(env: MutableMapping[str, str], out: TextIO | None = None) -> int:
             build=build,
         )
         config = policy.config
-        report, pr_number, report_sha = evaluate(env, inputs, config, workspace)
+        with contextlib.ExitStack() as judging:  # the judges' sandbox, undone once they are done
+            sandbox = judge_sandbox(
+                judging,
+                workspace=workspace,
+                env=env,
+                judges=config.judges,
+                base=policy.base,
+                run_as=unprivileged_user(),
+            )
+            report, pr_number, report_sha = evaluate(env, inputs, config, workspace, sandbox)
     except (
         ActionInputError, ConfigError, RubricError, JudgeSpecError, ChangeDetectionError, PolicyError
     ) as exc:  # fmt: skip

@@ -57,6 +57,7 @@ class CheckRunOutcome:
     requests: int
     forbidden: bool = False  # 403 without rate-limit signs: the token may not write checks
     error: str | None = None
+    created: Any = None  # the check run GitHub created, as it answered (its `app` says who posted it)
 
 
 def _level(result: FileResult, dimension_id: str, score: int | None) -> AnnotationLevel:
@@ -171,9 +172,16 @@ def publish_check_run(
         )
         requests += 1
         if not patched.ok:
-            return CheckRunOutcome(run_id, created.data.get("html_url"), sent, requests, error=patched.error)
+            return CheckRunOutcome(
+                run_id,
+                created.data.get("html_url"),
+                sent,
+                requests,
+                error=patched.error,
+                created=created.data,
+            )
         sent += len(batch)
-    return CheckRunOutcome(run_id, created.data.get("html_url"), sent, requests)
+    return CheckRunOutcome(run_id, created.data.get("html_url"), sent, requests, created=created.data)
 
 
 def post_commit_status(

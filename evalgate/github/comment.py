@@ -3,12 +3,22 @@
 Modes: `always` posts or updates on every run; `on-failure` posts only when the run does not pass,
 but still updates an earlier comment when the run now passes (so a stale "failing" comment never
 lingers); `never` does nothing.
+
+The marker alone does not make a comment evalgate's: anyone who can comment on the pull request can
+write it. A comment is this check's only when it carries the marker and was written by the identity
+the token posts as (`author`), which the run learns from what its token has just created: the check
+run's `app` (an installation token, the GITHUB_TOKEN included, posts as `<app slug>[bot]`:
+`github-actions[bot]`), or, where a token may not create check runs (a personal token), the commit
+status's `creator` (that user). GitHub's logins are unique and case-insensitive, and no user's login
+can end in `[bot]`. Without a known author no comment is edited; a new one is posted instead. When
+GitHub refuses the edit of the run's own comment, a new comment is posted too, so a failure is never
+left without one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from evalgate.github.api import GitHubClient
 from evalgate.report.escape import utf8_len
@@ -43,16 +53,37 @@ def render_comment(report: Report, check_name: str, results_file: str | None = N
     return head + render_summary(report, check_name, COMMENT_LIMIT - utf8_len(head), results_file)
 
 
+def app_login(check_run: object) -> str | None:
+    """The login an app's installation token posts as, `<slug>[bot]`, from a check run it created."""
+    app = check_run.get("app") if isinstance(check_run, dict) else None
+    slug = app.get("slug") if isinstance(app, dict) else None
+    return f"{slug}[bot]" if isinstance(slug, str) and slug else None
+
+
+def creator_login(status: object) -> str | None:
+    """The login of who created a commit status (the token's user)."""
+    creator = status.get("creator") if isinstance(status, dict) else None
+    login = creator.get("login") if isinstance(creator, dict) else None
+    return login if isinstance(login, str) and login else None
+
+
+def _written_by(comment: dict[str, Any], author: str) -> bool:
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return isinstance(login, str) and login.casefold() == author.casefold()
+
+
 def find_comment(
-    client: GitHubClient, repository: str, pr_number: int, check_name: str
+    client: GitHubClient, repository: str, pr_number: int, check_name: str, author: str
 ) -> tuple[int | None, str | None]:
-    """The id of this check's earlier comment on the PR (or None), and an error if listing failed."""
+    """The id of this check's earlier comment on the PR, written by `author` (or None), and an error
+    if listing failed."""
     listing = client.paginate(f"/repos/{repository}/issues/{pr_number}/comments")
     if not listing.ok:
         return None, listing.error
     tag = marker(check_name)
     for comment in listing.data:
-        if isinstance(comment, dict) and tag in str(comment.get("body", "")):
+        if isinstance(comment, dict) and tag in str(comment.get("body", "")) and _written_by(comment, author):
             return int(comment["id"]), None
     return None, None
 
@@ -65,21 +96,31 @@ def publish_comment(
     check_name: str,
     mode: CommentMode,
     results_file: str | None = None,
+    author: str | None = None,
 ) -> CommentOutcome:
-    """Create, update or skip the PR comment according to `mode` and the run's verdict."""
+    """Create, update or skip the PR comment according to `mode` and the run's verdict. Only a
+    comment `author` wrote is edited (None: the token's identity is unknown, so none is)."""
     if mode == "never":
         return CommentOutcome("skipped")
-    existing, error = find_comment(client, repository, pr_number, check_name)
-    if error:
-        return CommentOutcome("failed", None, error)
+    existing = None
+    if author is not None:
+        existing, error = find_comment(client, repository, pr_number, check_name, author)
+        if error:
+            return CommentOutcome("failed", None, error)
     passing = report.verdict is Verdict.PASS
     if mode == "on-failure" and passing and existing is None:
         return CommentOutcome("skipped")
     body = {"body": render_comment(report, check_name, results_file)}
+    refused = None
     if existing is not None:
         edited = client.request("PATCH", f"/repos/{repository}/issues/comments/{existing}", json=body)
-        return CommentOutcome("updated" if edited.ok else "failed", existing, edited.error)
+        if edited.ok:
+            return CommentOutcome("updated", existing)
+        refused = f"comment {existing} could not be edited ({edited.error})"
     created = client.request("POST", f"/repos/{repository}/issues/{pr_number}/comments", json=body)
     if not created.ok:
-        return CommentOutcome("failed", None, created.error)
-    return CommentOutcome("created", int(created.data["id"]))
+        error = created.error if refused is None else f"{refused}, nor a new one posted ({created.error})"
+        return CommentOutcome("failed", None, error)
+    # the edit's refusal is still reported (a warning), with what was done instead
+    note = None if refused is None else f"{refused}; a new comment was posted"
+    return CommentOutcome("created", int(created.data["id"]), note)

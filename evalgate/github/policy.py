@@ -30,6 +30,7 @@ from evalgate.config import DEFAULT_CONFIG_FILE, Config, ConfigError, parse_conf
 from evalgate.github.changes import ChangeDetectionError, ensure_history, git_bytes
 from evalgate.github.events import PR_ACTIONS
 from evalgate.rubric import PACKS_DIR, RubricError, pack_names, parse_rubric
+from evalgate.yamlsafe import MAX_POLICY_BYTES, Refused, read_text_file, refusal_reason
 
 PolicyFrom = Literal["base", "head"]
 POLICY_SOURCES: tuple[PolicyFrom, ...] = ("base", "head")
@@ -125,25 +126,34 @@ class CommitFiles:
     def label(self) -> str:
         return f"base commit {self.commit[:12]}"
 
-    def _mode(self, rel: str) -> bytes | None:
-        listing = git_bytes(self.workspace, "ls-tree", "-z", "--end-of-options", self.commit, "--", rel)
+    def _entry(self, rel: str) -> tuple[bytes, int] | None:
+        """The git mode and size (-1 for a tree) of `rel` at the commit, or None."""
+        listing = git_bytes(self.workspace, "ls-tree", "-l", "-z", "--end-of-options", self.commit, "--", rel)
         entry = listing.split(b"\0")[0]
-        return entry.split(b" ", 1)[0] if entry else None
+        if not entry:
+            return None
+        mode, _kind, _sha, size = entry.split(b"\t", 1)[0].split()
+        return mode, int(size) if size.isdigit() else -1
 
     def has_file(self, rel: str) -> bool:
         """Whether the commit has a file (not a directory) at workspace-relative `rel`."""
-        return self._mode(rel) in _FILE_MODES
+        entry = self._entry(rel)
+        return entry is not None and entry[0] in _FILE_MODES
 
     def read(self, rel: str) -> str | None:
         """The UTF-8 text of workspace-relative `rel` at the commit; None when it has no such path.
-        A symlink, a directory or bytes that are not UTF-8 are a PolicyError naming the path."""
-        mode = self._mode(rel)
-        if mode is None:
+        A symlink, a directory, a blob past MAX_POLICY_BYTES (checked before it is read) or bytes that
+        are not UTF-8 are a PolicyError naming the path."""
+        entry = self._entry(rel)
+        if entry is None:
             return None
+        mode, size = entry
         if mode not in _FILE_MODES:
             raise PolicyError(
                 f"{rel} ({self.label}): a policy file must be a regular file (git mode {mode!r})"
             )
+        if size > MAX_POLICY_BYTES:
+            raise PolicyError(f"{rel} ({self.label}): larger than {MAX_POLICY_BYTES} bytes")
         data = git_bytes(self.workspace, "cat-file", "blob", f"{self.commit}:./{rel}")
         try:
             return data.decode("utf-8")
@@ -159,6 +169,44 @@ class CommitFiles:
         untracked = git_bytes(self.workspace, "ls-files", "--others", "--exclude-standard", "-z")
         names = (diff + b"\0" + untracked).split(b"\0")
         return frozenset(os.fsdecode(name) for name in names if name)
+
+
+class CheckoutFiles:
+    """Files of the checked-out tree, which on a pull request are the pull request's: read only as
+    files of the repository's tree. A name outside the workspace, inside `.git`, or led out of the
+    tree (or into `.git`) by a symlink is refused, and so is anything but a regular file, or one past
+    MAX_POLICY_BYTES, before a byte is read: a pull request's `rubric: /dev/zero` (or a committed
+    symlink to it) would otherwise be read until memory ran out."""
+
+    label = "the checkout"
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace.resolve()
+
+    def read(self, name: str) -> str | None:
+        """The UTF-8 text of `name` (workspace-relative, or absolute) in the checkout; None when there
+        is no such path. Raises PolicyError naming it for anything it will not read."""
+        rel = repository_path(self.workspace, name)
+        if rel is None:
+            raise PolicyError(f"{name}: outside the repository")
+        if _in_git_dir(rel):
+            raise PolicyError(f"{name}: inside .git, not a file of the repository")
+        path = self.workspace / rel
+        if not os.path.lexists(path):
+            return None
+        real = path.resolve()
+        if not real.is_relative_to(self.workspace):
+            raise PolicyError(f"{name}: leads outside the repository (a symlink)")
+        if _in_git_dir(real.relative_to(self.workspace).as_posix()):
+            raise PolicyError(f"{name}: leads inside .git (a symlink)")
+        try:
+            return read_text_file(real)
+        except (OSError, Refused) as exc:
+            raise PolicyError(f"{name}: {refusal_reason(exc)}") from None
+
+
+def _in_git_dir(rel: str) -> bool:
+    return rel == ".git" or rel.startswith(".git/")
 
 
 def touched(changed: frozenset[str], rel: str) -> list[str]:

@@ -4,20 +4,33 @@ annotation on each changed policy file), never applied. The changes take effect 
 The comparison is between the base commit's policy (what the run applied) and the checked-out tree's
 (what would apply once merged): the configuration's keys (judges listed as added and removed), the
 rubric's identity and version, and, when the rubric differs, its gate policy and dimensions.
+
+The checked-out tree's policy files are the pull request's, so they are read as untrusted text
+(`policy.CheckoutFiles`: files of the repository's tree only, regular, size-capped; YAML nested past
+the cap refused before libyaml composes it). Whatever they hold, the worst outcome is a line saying
+they do not load.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalgate.config import Config, yaml_key
-from evalgate.github.policy import TrustedPolicy, is_rubric_file, repository_path, touches
+from evalgate.config import Config, parse_config, yaml_key
+from evalgate.github.policy import (
+    CheckoutFiles,
+    ConfigBuilder,
+    TrustedPolicy,
+    is_rubric_file,
+    repository_path,
+    touches,
+)
 from evalgate.github.untrusted import judge_paths
-from evalgate.rubric import Rubric, RubricError, load_rubric
+from evalgate.rubric import Rubric, RubricError, load_rubric, parse_rubric
 
 MAX_LISTED = 20  # policy keys listed per rubric; a rewritten rubric does not need a line per anchor
 # git attributes decide how git and GitHub show a change: `-diff` or `binary` make a document a binary
@@ -119,11 +132,38 @@ def _load(name: str) -> tuple[Rubric | None, str | None]:
         return None, str(exc).splitlines()[0]
 
 
-def describe_changes(
-    policy: TrustedPolicy, workspace: Path, head_config: Callable[[], Config]
-) -> PolicyChanges:
-    """Compare the applied base policy with the checkout's; `head_config` builds the latter (and may
-    raise ConfigError, reported as a line). Nothing to say when the run did not use a base policy."""
+def _head_config(policy: TrustedPolicy, checkout: CheckoutFiles, build: ConfigBuilder) -> Config:
+    """The checkout's configuration with the action's inputs over it, its file read as the pull
+    request's (a configuration file outside the repository is the runner's, read as the base run did)."""
+    if repository_path(checkout.workspace, policy.config_file) is None:
+        return build(None)
+    text = checkout.read(policy.config_file)
+    if text is None:  # deleted by the pull request: the defaults (or, for the `config` input, an error)
+        return build(None)
+    return build(parse_config(text, policy.config_file))
+
+
+def _head_rubric(name: str, policy: TrustedPolicy, checkout: CheckoutFiles) -> Rubric:
+    """The rubric the checkout's configuration names: a shipped pack, or a file of the pull request's
+    tree. A path outside the repository is read only when the base policy names the same one (a file
+    of the runner's, as trusted as the base); the pull request cannot point the gate at any other."""
+    rel = repository_path(checkout.workspace, name)
+    if rel is None:
+        if policy.declared is not None and name == policy.declared.rubric:
+            return load_rubric(name)
+        raise RubricError(f"{name}: outside the repository")
+    if not is_rubric_file(name, lambda: os.path.lexists(checkout.workspace / rel)):
+        return load_rubric(name)  # a pack's name, and no path of that name in the checkout
+    text = checkout.read(rel)
+    if text is None:
+        raise RubricError(f"{name}: rubric file not found")
+    return parse_rubric(text, rel)
+
+
+def describe_changes(policy: TrustedPolicy, workspace: Path, build: ConfigBuilder) -> PolicyChanges:
+    """Compare the applied base policy with the checkout's, which `build` completes with the action's
+    inputs. Anything wrong with the checkout's policy files is reported as a line. Nothing to say when
+    the run did not use a base policy."""
     if policy.base is None or policy.declared is None or policy.changed is None:
         return PolicyChanges()
     changed = policy.changed
@@ -135,9 +175,10 @@ def describe_changes(
             f"the base commit has no {policy.config_file}: this run applied the built-in defaults; the "
             "configuration this pull request adds applies after merge"
         )
+    checkout = CheckoutFiles(workspace)
     head: Config | None
     try:
-        head = head_config()
+        head = _head_config(policy, checkout, build)
     except Exception as exc:  # any configuration error of the PR's is a finding here, not a failure
         head, lines = None, [*lines, f"the pull request's policy does not load: {str(exc).splitlines()[0]}"]
     files = policy_files(policy.declared, workspace, policy.config_file)
@@ -156,7 +197,11 @@ def describe_changes(
     if head is not None:
         lines += _config_lines(policy.declared, head)
         base_rubric, _ = _load(policy.config.rubric)
-        head_rubric, error = _load(head.rubric)
+        head_rubric, error = None, None
+        try:
+            head_rubric = _head_rubric(head.rubric, policy, checkout)
+        except Exception as exc:  # the PR's rubric: whatever is wrong with it is a line, never a failure
+            error = str(exc).splitlines()[0]
         if error:
             lines.append(f"the pull request's rubric does not load: {error}")
         elif base_rubric is not None and head_rubric is not None:

@@ -5,7 +5,9 @@ Channels, each best effort and independent (one failing never stops the others, 
 2. the job summary (`GITHUB_STEP_SUMMARY`) and step outputs (`GITHUB_OUTPUT`);
 3. a check run with annotations; on 403 (fork PR, read-only token) a commit status instead; with no
    token, or when neither API call worked, annotations as workflow commands on stdout;
-4. the sticky PR comment, per `comment_mode`.
+4. the sticky PR comment, per `comment_mode`, edited only when the token wrote it: the token's
+   identity is what the check run (its `app`) or the commit status (its `creator`) it just created
+   says (evalgate/github/comment.py).
 The verdict is the gate's; nothing here changes it.
 """
 
@@ -19,7 +21,7 @@ from typing import Any, Literal, TextIO
 
 from evalgate.github.api import DEFAULT_API_URL, GitHubClient, RetryPolicy
 from evalgate.github.checks_run import annotations_for, post_commit_status, publish_check_run
-from evalgate.github.comment import CommentMode, CommentOutcome, publish_comment
+from evalgate.github.comment import CommentMode, CommentOutcome, app_login, creator_login, publish_comment
 from evalgate.github.workflow import add_mask, emit_annotations, write_outputs, write_step_summary
 from evalgate.report.summary import render_summary
 from evalgate.results import Report
@@ -143,6 +145,7 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
     channel: Channel = "check-run"
     status_posted = False
     sent, requests = run.annotations_sent, run.requests
+    author = app_login(run.created)  # who the token posts as, from what it created
     if run.error:
         errors.append(run.error)
     if run.check_run_id is None:
@@ -150,6 +153,7 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
             client, ctx.repository, ctx.head_sha, ctx.check_name, report, ctx.details_url
         )
         status_posted = status.ok
+        author = creator_login(status.data) if status.ok else None
         if not status.ok:
             errors.append(status.error or "commit status failed")
         # a status has no line annotations: the workflow commands still put them on the diff
@@ -159,7 +163,14 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
     comment = None
     if ctx.pr_number is not None:
         comment = publish_comment(
-            client, ctx.repository, ctx.pr_number, report, ctx.check_name, ctx.comment_mode, ctx.results_file
+            client,
+            ctx.repository,
+            ctx.pr_number,
+            report,
+            ctx.check_name,
+            ctx.comment_mode,
+            ctx.results_file,
+            author=author,
         )
         if comment.error:
             errors.append(comment.error)

@@ -1,8 +1,9 @@
 """The action's policy step, in order: read the policy from where it can be trusted
-(`policy.load_policy`), refuse judges that would run the pull request's own programs
-(`untrusted.refuse_changed_programs`), describe what the pull request would change in the policy
+(`policy.load_policy`), describe what the pull request would change in the policy
 (`policy_changes.describe_changes`), and keep the judge cache where a pull request cannot plant
-entries (`untrusted.place_cache`). github/action.py calls `run_policy` once, before the run.
+entries (`untrusted.place_cache`). github/action.py calls `run_policy` once, before the run, and
+then runs the judges of a base policy in a copy of the base commit's tree (`isolation.base_tree`),
+so no program of the pull request's runs as a judge.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, TextIO
 from evalgate.config import Config
 from evalgate.github.policy import ConfigBuilder, PolicyFrom, load_policy
 from evalgate.github.policy_changes import PolicyChanges, changed_file_warnings, describe_changes
-from evalgate.github.untrusted import place_cache, refuse_changed_programs
+from evalgate.github.untrusted import place_cache
 from evalgate.github.workflow import workflow_command
 from evalgate.results import Report
 
@@ -28,6 +29,7 @@ class RunPolicy:
     config: Config
     changes: PolicyChanges = field(default_factory=PolicyChanges)
     notices: tuple[str, ...] = ()
+    base: str | None = None  # the commit the policy was read from, when the checkout is untrusted
 
     def apply(self, report: Report, out: TextIO) -> Report:
         """The report with the policy section and notices, and their workflow commands on `out`
@@ -68,8 +70,6 @@ def run_policy(
         build=build,
         scratch=_scratch(env),
     )
-    if policy.base is not None and policy.changed is not None:
-        refuse_changed_programs(policy.config.judges, workspace, policy.changed)
-    changes = describe_changes(policy, workspace, lambda: build(None))
+    changes = describe_changes(policy, workspace, build)
     config, notices = place_cache(policy.config, env=env, workspace=workspace, changed=policy.changed)
-    return RunPolicy(config, changes, notices)
+    return RunPolicy(config, changes, notices, policy.base)

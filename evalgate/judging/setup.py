@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalgate.config import Config
 from evalgate.document import Document
@@ -24,14 +25,20 @@ from evalgate.judging.judge import JudgeJob, JudgeOutcome, judge_label, run_job
 from evalgate.results import DimensionResult, JudgeCall
 from evalgate.rubric import Rubric
 
+if TYPE_CHECKING:
+    from evalgate.judging.backends.process import JudgeSandbox
+
 Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
 
 
-def make_judges(config: Config) -> list[Backend]:
-    """One backend per `--judge` spec (retrying; recording when `record_dir` is set)."""
+def make_judges(config: Config, sandbox: JudgeSandbox | None = None) -> list[Backend]:
+    """One backend per `--judge` spec (retrying; recording when `record_dir` is set), its processes
+    started in `sandbox` (the action's: an unprivileged user, the base commit's tree)."""
     prices = {model: (p.input, p.output) for model, p in config.prices.items()} or None
     return [
-        make_backend(spec, timeout=config.judge_timeout, prices=prices, record_dir=config.record_dir)
+        make_backend(
+            spec, timeout=config.judge_timeout, prices=prices, record_dir=config.record_dir, sandbox=sandbox
+        )
         for spec in config.judges
     ]
 

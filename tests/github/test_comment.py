@@ -1,4 +1,5 @@
-"""The sticky PR comment: found by its marker (across pages), edited not duplicated, per mode."""
+"""The sticky PR comment: found by its marker (across pages) among the token's own comments, edited
+not duplicated, per mode; a refused edit posts a new comment."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ from tests.support.reports import (
 
 ISSUE_COMMENTS = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
 COMMENT = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
+BOT = "github-actions[bot]"  # who the fake's default token (a GITHUB_TOKEN) posts as
 
 
 def test_second_run_edits_the_comment(fake_github: FakeGitHub) -> None:
     client = client_for(fake_github)
-    first = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure")
-    second = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure")
+    first = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure", author=BOT)
+    second = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure", author=BOT)
     assert first.action == "created" and second.action == "updated"
     assert first.comment_id == second.comment_id and len(fake_github.comments) == 1
     assert len(fake_github.calls_to("POST", ISSUE_COMMENTS)) == 1
@@ -31,19 +33,61 @@ def test_second_run_edits_the_comment(fake_github: FakeGitHub) -> None:
 def test_marker_found_on_a_later_page(fake_github: FakeGitHub) -> None:
     for i in range(40):
         fake_github.add_comment(5, f"chatter {i}")
-    old = fake_github.add_comment(5, marker("evalgate") + "\nold results")
-    fake_github.add_comment(5, marker("other-check") + "\nnot ours")
-    outcome = publish_comment(client_for(fake_github), "o/r", 5, sample_report(), "evalgate", "always")
-    assert outcome.action == "updated" and outcome.comment_id == old
+    old = fake_github.add_comment(5, marker("evalgate") + "\nold results", by="GitHub-Actions[bot]")
+    fake_github.add_comment(5, marker("other-check") + "\nnot ours", by=BOT)
+    client = client_for(fake_github)
+    outcome = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "always", author=BOT)
+    assert outcome.action == "updated" and outcome.comment_id == old  # logins compare case-insensitively
     assert "old results" not in fake_github.comments[old]["body"]
+
+
+def test_the_marker_in_someone_elses_comment_does_not_make_it_ours(fake_github: FakeGitHub) -> None:
+    forged = fake_github.add_comment(5, marker("evalgate") + "\n✅ PASS", by="mallory")
+    bot_named = fake_github.add_comment(5, marker("evalgate") + "\n✅ PASS", by="other-app[bot]")
+    ours = fake_github.add_comment(5, marker("evalgate") + "\nold results", by=BOT)
+    client = client_for(fake_github)
+    outcome = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "always", author=BOT)
+    assert outcome.action == "updated" and outcome.comment_id == ours
+    assert fake_github.comments[forged]["body"].endswith("✅ PASS")
+    assert fake_github.comments[bot_named]["body"].endswith("✅ PASS")
+
+
+def test_without_a_known_author_no_comment_is_edited_and_a_new_one_is_posted(fake_github: FakeGitHub) -> None:
+    ours = fake_github.add_comment(5, marker("evalgate") + "\nold results", by=BOT)
+    outcome = publish_comment(client_for(fake_github), "o/r", 5, sample_report(), "evalgate", "always")
+    assert outcome.action == "created" and outcome.comment_id != ours
+    assert fake_github.calls_to("PATCH", COMMENT) == [] and fake_github.calls_to("GET", ISSUE_COMMENTS) == []
+    assert fake_github.comments[ours]["body"].endswith("old results")
+
+
+def test_a_refused_edit_posts_a_new_comment_and_says_so(fake_github: FakeGitHub) -> None:
+    ours = fake_github.add_comment(5, marker("evalgate") + "\nold results", by=BOT)
+    fake_github.fault("PATCH", COMMENT, 403)
+    outcome = publish_comment(
+        client_for(fake_github), "o/r", 5, sample_report(), "evalgate", "always", author=BOT
+    )
+    assert outcome.action == "created" and outcome.comment_id not in (None, ours)
+    assert outcome.error is not None and f"comment {ours} could not be edited" in outcome.error
+    assert "❌" in fake_github.comments[outcome.comment_id or 0]["body"]
+
+
+def test_a_refused_edit_and_post_is_one_failure_naming_both(fake_github: FakeGitHub) -> None:
+    ours = fake_github.add_comment(5, marker("evalgate") + "\nold results", by=BOT)
+    fake_github.fault("PATCH", COMMENT, 404)
+    fake_github.fault("POST", ISSUE_COMMENTS, 403)
+    outcome = publish_comment(
+        client_for(fake_github), "o/r", 5, sample_report(), "evalgate", "always", author=BOT
+    )
+    assert outcome.action == "failed" and outcome.error is not None
+    assert f"comment {ours} could not be edited" in outcome.error and "nor a new one posted" in outcome.error
 
 
 def test_on_failure_mode_skips_a_pass_but_updates_a_stale_failure(fake_github: FakeGitHub) -> None:
     client = client_for(fake_github)
-    assert publish_comment(client, "o/r", 5, passing_report(), "evalgate", "on-failure").action == "skipped"
-    assert fake_github.comments == {}
-    publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure")
-    now_passing = publish_comment(client, "o/r", 5, passing_report(), "evalgate", "on-failure")
+    passing = publish_comment(client, "o/r", 5, passing_report(), "evalgate", "on-failure", author=BOT)
+    assert passing.action == "skipped" and fake_github.comments == {}
+    publish_comment(client, "o/r", 5, sample_report(), "evalgate", "on-failure", author=BOT)
+    now_passing = publish_comment(client, "o/r", 5, passing_report(), "evalgate", "on-failure", author=BOT)
     assert now_passing.action == "updated"
     [comment] = fake_github.comments.values()
     assert "✅ PASS" in comment["body"] and "❌" not in comment["body"]
@@ -56,7 +100,8 @@ def test_never_mode_makes_no_calls(fake_github: FakeGitHub) -> None:
 
 def test_listing_failure_is_an_error_value(fake_github: FakeGitHub) -> None:
     fake_github.fault("GET", ISSUE_COMMENTS, 500, times=10)
-    outcome = publish_comment(client_for(fake_github), "o/r", 5, sample_report(), "evalgate", "always")
+    client = client_for(fake_github)
+    outcome = publish_comment(client, "o/r", 5, sample_report(), "evalgate", "always", author=BOT)
     assert outcome.action == "failed" and "500" in (outcome.error or "")
     assert fake_github.calls_to("POST", ISSUE_COMMENTS) == []
 

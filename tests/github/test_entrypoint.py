@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ import yaml
 
 from tests.support.github_api import FakeGitHub
 from tests.support.gitrepo import GitRepo
+from tests.support.judge_user import open_to_judges
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
@@ -123,10 +124,16 @@ def _run_action(
     api_url: str,
     inputs: Mapping[str, str] | None = None,
     sha: str | None = None,
+    preexec: Callable[[], None] | None = None,
+    runner_env: Mapping[str, str] | None = None,
+    during: Callable[[subprocess.Popen[str]], None] | None = None,
 ) -> ActionRun:
+    """entrypoint.py run with the environment a runner gives the action's container (RUNNER_TEMP and
+    HOME under tmp_path, `runner_env` over it); `during` is called while it runs."""
     runner = tmp_path / "runner"
     runner.mkdir(exist_ok=True)
     (runner / "home").mkdir(exist_ok=True)
+    open_to_judges(tmp_path)  # as on a runner: the judges' user can reach a workflow's judge program
     output, summary = runner / "output", runner / "summary.md"
     output.write_text("")
     summary.write_text("")
@@ -149,15 +156,27 @@ def _run_action(
         "GITHUB_TOKEN": GITHUB_TOKEN,  # some workflows export it too; the judges must not inherit it
         **_action_defaults(GITHUB_TOKEN),
         **{f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()},
+        **(runner_env or {}),
     }
-    proc = subprocess.run(
-        [sys.executable, str(ENTRYPOINT)], cwd=ws.path, env=env, capture_output=True, text=True, timeout=120
-    )
+    with subprocess.Popen(
+        [sys.executable, str(ENTRYPOINT)],
+        cwd=ws.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=preexec,
+    ) as proc:
+        try:
+            if during is not None:
+                during(proc)
+            stdout, stderr = proc.communicate(timeout=120)
+        except BaseException:
+            proc.kill()
+            raise
     results_path = ws.path / "evalgate-results.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else None
-    return ActionRun(
-        proc.returncode, proc.stdout, proc.stderr, output.read_text(), summary.read_text(), results
-    )
+    return ActionRun(proc.returncode, stdout, stderr, output.read_text(), summary.read_text(), results)
 
 
 def _expected_exit(results: dict[str, Any]) -> int:

@@ -32,6 +32,7 @@ from evalgate.rubric import load_rubric
 from evalgate.validity.history import parse_history
 from tests.support.github_api import CONTENTS, GIT_REFS, FakeGitHub
 from tests.support.gitrepo import GitRepo
+from tests.support.judge_user import judge_python, open_to_judges
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
@@ -86,8 +87,9 @@ class Workspace:
         spec = {f"quality-{q}": dict.fromkeys(judged, q) for q in range(1, 6)}
         (tmp_path / "judge.json").write_text(json.dumps(spec))
         self.judge = "command:" + shlex.join(
-            [sys.executable, str(SCRIPTED_JUDGE), str(tmp_path / "judge.json")]
+            [judge_python(), str(SCRIPTED_JUDGE), str(tmp_path / "judge.json")]
         )
+        open_to_judges(tmp_path)  # the action runs its judges as nobody when it is root
         self.runs = 0
 
     def commit(self, quality: int) -> str:

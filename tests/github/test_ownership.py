@@ -15,6 +15,7 @@ import pytest
 
 from evalgate.github.ownership import Handover, give_to_workspace_owner
 from tests.support.gitrepo import GitRepo
+from tests.support.judge_user import open_to_judges
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_UID, RUNNER_GID = 1001, 1002  # not root's, and different from each other
@@ -55,6 +56,7 @@ def _judge(tmp_path: Path) -> str:
     exe = tmp_path / "judge.sh"
     exe.write_text(f"#!/bin/sh\ncat >/dev/null\ncat '{reply}'\n")
     exe.chmod(0o755)
+    open_to_judges(tmp_path)  # the action runs it as nobody
     return f"command:{exe}"
 
 

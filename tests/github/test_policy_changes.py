@@ -31,7 +31,7 @@ def _changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pr_files: dict[str
     policy = load_policy(
         repo.path, "merge_group", event, policy_from="base", config_file=None, build=build, scratch=scratch
     )
-    return describe_changes(policy, repo.path, lambda: build(None))
+    return describe_changes(policy, repo.path, build)
 
 
 def test_judges_emptied_and_errors_skipped_are_listed(

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from tests.github.test_entrypoint import (
 )
 from tests.support.github_api import FakeGitHub
 from tests.support.gitrepo import GitRepo
+from tests.support.judge_user import writable_by_judges
 
 OFFLINE_API = "http://127.0.0.1:9"  # nothing listens: publishing fails, the verdict stands
 
@@ -49,8 +50,9 @@ LENIENT_RUBRIC = GATE_RUBRIC.replace("id: gate", "id: lenient") + (
 
 def judge_script(score: int, marker: str | None = None) -> str:
     """A command judge answering `score` for `quality` (JUDGE_SCORE overrides it); with `marker`, it
-    first leaves that file beside itself, so a test can tell whether it ever ran."""
-    leave = f"Path(__file__).with_name({marker!r}).write_text('ran')\n" if marker else ""
+    first leaves a file by that name in $JUDGE_WITNESS (`witnessed` finds it), so a test can tell
+    whether it ever ran."""
+    leave = f"Path(os.environ['JUDGE_WITNESS'], {marker!r}).write_text('ran')\n" if marker else ""
     return (
         "import os, sys\nfrom pathlib import Path\n"
         + leave
@@ -76,13 +78,38 @@ LENIENT_PR = {
 }
 
 
-def pull_request(tmp_path: Path, base_files: Mapping[str, str], pr_files: Mapping[str, str]) -> Workspace:
+def witness(tmp_path: Path) -> Path:
+    """Where the test's judges leave their markers: a directory the judges' user may write in."""
+    return writable_by_judges(tmp_path / "witness")
+
+
+def witnessed(tmp_path: Path, marker: str = "judge-ran") -> bool:
+    """Whether a judge left `marker` (it ran)."""
+    return (witness(tmp_path) / marker).exists()
+
+
+def pull_request(
+    tmp_path: Path,
+    base_files: Mapping[str, str],
+    pr_files: Mapping[str, str],
+    executable: tuple[str, ...] = (),
+) -> Workspace:
     """main with `base_files`, a feature branch adding NEW_ITEM and `pr_files`, and the test merge
-    commit actions/checkout leaves on pull_request, checked out."""
+    commit actions/checkout leaves on pull_request, checked out. `executable` files are committed
+    with their executable bit, on each side that has them."""
+
+    def commit(message: str, files: Mapping[str, str]) -> str:
+        repo.write(files)
+        for path in executable:
+            if path in files:
+                (repo.path / path).chmod(0o755)
+                repo.run("add", "--", path)
+        return repo.commit(message)
+
     repo = GitRepo.init(tmp_path / "workspace")
-    base = repo.commit("base", {OLD_ITEM: BROKEN_ITEM, "README.md": "# r\n", **base_files})
+    base = commit("base", {OLD_ITEM: BROKEN_ITEM, "README.md": "# r\n", **base_files})
     repo.checkout("feature", new=True)
-    head = repo.commit("the pull request", {NEW_ITEM: BROKEN_ITEM, **pr_files})
+    head = commit("the pull request", {NEW_ITEM: BROKEN_ITEM, **pr_files})
     repo.checkout("main")
     repo.checkout("pull-merge", new=True)
     merge = repo.merge("feature", "Merge feature into main")
@@ -90,11 +117,20 @@ def pull_request(tmp_path: Path, base_files: Mapping[str, str], pr_files: Mappin
 
 
 def run_pr(
-    tmp_path: Path, events_dir: Path, ws: Workspace, api: str = OFFLINE_API, **inputs: str
+    tmp_path: Path,
+    events_dir: Path,
+    ws: Workspace,
+    api: str = OFFLINE_API,
+    preexec: Callable[[], None] | None = None,
+    runner_env: Mapping[str, str] | None = None,
+    **inputs: str,
 ) -> ActionRun:
     event = _event(events_dir, "pull_request.synchronize.22.json", ws, tmp_path)
     inputs = {"github-token": "", **inputs} if api == OFFLINE_API else inputs
-    return _run_action(tmp_path, ws, "pull_request", event, api, inputs=inputs, sha=ws.merge)
+    runner_env = {"JUDGE_WITNESS": str(witness(tmp_path)), **(runner_env or {})}
+    return _run_action(
+        tmp_path, ws, "pull_request", event, api, inputs, ws.merge, preexec=preexec, runner_env=runner_env
+    )
 
 
 def scores(run: ActionRun) -> dict[str, int | None]:
@@ -123,7 +159,7 @@ def test_a_lenient_rubric_and_judge_in_the_pr_are_reported_not_applied(
     assert run.results["rubric"]["id"] == "research-loop"  # the base's rubric judged the PR
     assert run.results["summary"]["verdict"] == "FAIL" and run.returncode == 1
     assert run.results["judges"] == []
-    assert not (ws.path / "judge-ran").exists()  # the PR's own judge never ran
+    assert not witnessed(tmp_path)  # the PR's own judge never ran
 
     expected = [
         "changed policy files: .evalgate.yml, judge.py, lenient.yml",
@@ -155,7 +191,7 @@ def test_policy_from_head_keeps_todays_behaviour(tmp_path: Path, events_dir: Pat
     assert run.results["rubric"]["id"] == "lenient"
     assert scores(run) == {"quality": 5}
     assert run.results["summary"]["verdict"] == "PASS" and run.returncode == 0
-    assert (ws.path / "judge-ran").exists()  # what the base policy prevents, opted into knowingly
+    assert witnessed(tmp_path)  # what the base policy prevents, opted into knowingly
     assert "policy_changes" not in run.results and "Policy changes" not in run.summary
 
 
@@ -223,7 +259,7 @@ def test_a_base_without_configuration_applies_the_defaults_with_a_notice(
 
     assert run.results is not None, run.stdout + run.stderr
     assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
-    assert not (ws.path / "judge-ran").exists()
+    assert not witnessed(tmp_path)
     assert run.results["policy_changes"][1].startswith(
         "the base commit has no .evalgate.yml: this run applied"
     )
@@ -237,7 +273,9 @@ def test_a_base_without_configuration_applies_the_defaults_with_a_notice(
 # ------------------------------------------------------------------ no program of the PR's runs
 
 
-def test_a_base_judge_whose_program_the_pr_changes_is_refused(tmp_path: Path, events_dir: Path) -> None:
+def test_a_base_judge_whose_program_the_pr_changes_runs_as_the_base_has_it(
+    tmp_path: Path, events_dir: Path
+) -> None:
     base = {
         "policy/gate.yml": GATE_RUBRIC,
         "tools/judge.py": judge_script(1),
@@ -246,15 +284,15 @@ def test_a_base_judge_whose_program_the_pr_changes_is_refused(tmp_path: Path, ev
     ws = pull_request(tmp_path, base, {"tools/judge.py": judge_script(5, marker="judge-ran")})
     run = run_pr(tmp_path, events_dir, ws)
 
-    assert run.returncode == 2, run.stdout + run.stderr
-    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
-    assert "tools/judge.py" in error and "this pull request adds or changes" in error
-    assert not (ws.path / "tools" / "judge-ran").exists()
-    assert "verdict=ERROR" in run.outputs
+    assert scores(run) == {"quality": 1} and run.returncode == 1, run.stdout + run.stderr
+    assert not witnessed(tmp_path)  # the PR's version never ran
+    assert run.results is not None and "changed policy files: tools/judge.py" in run.results["policy_changes"]
 
-    # the same checkout with the PR's policy: the changed program runs (the refusal is what stops it)
-    head = run_pr(tmp_path, events_dir, ws, **{"policy-from": "head"})
-    assert head.returncode == 0 and (ws.path / "tools" / "judge-ran").exists()
+    # the same checkout with the PR's policy (another job: its own RUNNER_TEMP, so its own cache): the
+    # changed program runs (the base's tree is what stops it)
+    (tmp_path / "head").mkdir()
+    head = run_pr(tmp_path / "head", events_dir, ws, **{"policy-from": "head"})
+    assert head.returncode == 0 and witnessed(tmp_path / "head")
 
 
 def test_an_unchanged_base_judge_in_the_workspace_runs(tmp_path: Path, events_dir: Path) -> None:
@@ -266,7 +304,7 @@ def test_an_unchanged_base_judge_in_the_workspace_runs(tmp_path: Path, events_di
     ws = pull_request(tmp_path, base, {})
     run = run_pr(tmp_path, events_dir, ws)
     assert scores(run) == {"quality": 4} and run.returncode == 0
-    assert "policy_changes" not in (run.results or {})
+    assert witnessed(tmp_path) and "policy_changes" not in (run.results or {})
 
 
 # ------------------------------------------------------------------ shallow checkouts
@@ -296,7 +334,7 @@ def test_a_shallow_checkout_is_deepened_to_read_the_base_policy(tmp_path: Path, 
 
     assert run.results is not None, run.stdout + run.stderr
     assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
-    assert not (ws.path / "judge-ran").exists()
+    assert not witnessed(tmp_path)
 
 
 def test_a_shallow_checkout_that_cannot_reach_the_base_exits_2_naming_fetch_depth(
@@ -400,7 +438,7 @@ def test_a_command_judge_sees_no_inputs_runner_tokens_or_github_token(
 ) -> None:
     dump = tmp_path / "tools" / "env-judge.py"
     dump.parent.mkdir()
-    seen = tmp_path / "seen-env.json"
+    seen = witness(tmp_path) / "seen-env.json"
     keep_env = f"import json, os\nPath({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
     dump.write_text("from pathlib import Path\n" + keep_env + judge_script(1))
     ws = pull_request(tmp_path, GATED, {})
@@ -419,11 +457,14 @@ def test_a_merge_group_is_judged_by_its_base_policy(tmp_path: Path) -> None:
     event = tmp_path / "merge_group.json"
     group = {"base_sha": ws.base, "head_sha": ws.merge, "head_ref": "refs/heads/gh-readonly-queue/main/pr-7"}
     event.write_text(json.dumps({"action": "checks_requested", "merge_group": group}))
-    run = _run_action(tmp_path, ws, "merge_group", event, OFFLINE_API, {"github-token": ""}, sha=ws.merge)
+    runner_env = {"JUDGE_WITNESS": str(witness(tmp_path))}
+    run = _run_action(
+        tmp_path, ws, "merge_group", event, OFFLINE_API, {"github-token": ""}, ws.merge, runner_env=runner_env
+    )
 
     assert run.results is not None, run.stdout + run.stderr
     assert run.results["rubric"]["id"] == "research-loop" and run.returncode == 1
-    assert not (ws.path / "judge-ran").exists()
+    assert not witnessed(tmp_path)
     assert "rubric: research-loop → lenient.yml" in run.results["policy_changes"]
 
 
@@ -461,14 +502,12 @@ def test_a_submodule_the_base_judge_imports_from_beside_it_is_not_the_prs(
         "tools/judgelib/__init__.py": "",
         "tools/judgelib/scoring.py": scoring.format(1),
     }
-    leave = "from pathlib import Path\nPath(__file__).with_name('judge-ran').write_text('ran')\n"
+    leave = "import os, pathlib\npathlib.Path(os.environ['JUDGE_WITNESS'], 'judge-ran').write_text('ran')\n"
     ws = pull_request(tmp_path, base, {"tools/judgelib/scoring.py": leave + scoring.format(5)})
     run = run_pr(tmp_path, events_dir, ws)
 
-    assert not (ws.path / "tools" / "judgelib" / "judge-ran").exists()  # the PR's code never ran
-    assert run.returncode == 2, run.stdout + run.stderr
-    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
-    assert "tools/judgelib/scoring.py" in error and "this pull request adds or changes" in error
+    assert not witnessed(tmp_path)  # the PR's code never ran
+    assert scores(run) == {"quality": 1} and run.returncode == 1, run.stdout + run.stderr
 
 
 def test_forged_cache_entries_reached_through_a_symlink_the_pr_adds_are_not_read(

@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
+from evalgate.github.comment import marker
 from evalgate.github.publish import PublishContext, context_from_env, publish
 from tests.support.github_api import FakeGitHub
 from tests.support.reports import FAST_RETRY, assert_snapshot, many_findings_report, sample_report
@@ -97,3 +100,36 @@ def test_job_summary_file_is_the_snapshotted_summary(tmp_path: Path) -> None:
     ctx = PublishContext(step_summary_path=tmp_path / "s.md", results_file="results.json")
     publish(sample_report(), ctx, io.StringIO())
     assert_snapshot("summary.md", (tmp_path / "s.md").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("token", "poster"),
+    [
+        ("GITHUB_TOKEN", "github-actions[bot]"),  # the github-actions app's installation token
+        ("app", "evalgate-reporter[bot]"),  # another app's installation token
+        ("personal", "octocat"),  # a user's token: no check runs, so the status says who it is
+    ],
+)
+def test_the_sticky_comment_is_the_one_the_tokens_identity_wrote(
+    fake_github: FakeGitHub, tmp_path: Path, token: str, poster: str
+) -> None:
+    if token == "app":
+        fake_github.act_as_app("evalgate-reporter", 4242)
+    elif token == "personal":
+        fake_github.act_as_user("octocat")
+    tag = marker("evalgate")
+    others = [
+        fake_github.add_comment(9, f"{tag}\n✅ PASS", by=login)
+        for login in ("mallory", "github-actions[bot]", "evalgate-reporter[bot]", "octocat")
+        if login != poster
+    ]
+    ours = fake_github.add_comment(9, f"{tag}\nold results", by=poster)
+
+    outcome = publish(sample_report(), _ctx(fake_github.url, tmp_path), io.StringIO())
+    assert outcome.comment is not None and (outcome.comment.action, outcome.comment.comment_id) == (
+        "updated",
+        ours,
+    )
+    assert outcome.channel == ("status" if token == "personal" else "check-run")
+    assert all(fake_github.comments[other]["body"].endswith("✅ PASS") for other in others)
+    assert fake_github.violations == []

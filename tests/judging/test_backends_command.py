@@ -113,3 +113,32 @@ def test_without_an_environment_given_the_process_environment_is_scrubbed(
     seen = set(json.loads(CommandBackend(shlex.join([sys.executable, "-c", dump])).complete("p").text))
     assert "EVALGATE_TEST_KEPT" in seen
     assert "INPUT_COPILOT-TOKEN" not in seen and "ACTIONS_RUNTIME_TOKEN" not in seen
+
+
+def test_in_a_sandbox_tree_the_command_runs_there_with_workspace_paths_pinned(tmp_path: Path) -> None:
+    from evalgate.judging.backends.process import JudgeSandbox
+
+    workspace, tree = tmp_path / "workspace", tmp_path / "tree"
+    for root, word in ((workspace, "workspace"), (tree, "tree")):
+        (root / "tools").mkdir(parents=True)
+        (root / "tools" / "lib.txt").write_text(word)
+        (root / "tools" / "judge.py").write_text(
+            "import os, sys; sys.stdin.read()\n"
+            f"print({word!r}, open('tools/lib.txt').read(), open(sys.argv[1]).read(),"
+            " os.environ['GITHUB_WORKSPACE'])\n"
+        )
+    command = f"{PY} {workspace}/tools/judge.py {workspace}/tools/lib.txt"
+    sandbox = JudgeSandbox(tree=tree, workspace=workspace)
+    reply = CommandBackend(command, sandbox=sandbox, environ={"GITHUB_WORKSPACE": str(workspace)}).complete(
+        "p"
+    )
+    assert reply.text.split() == ["tree", "tree", "tree", str(tree)]
+    assert reply.model == PY  # the spec as written names the judge
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root can run a judge as another user")
+def test_run_as_starts_the_judge_as_that_user_without_groups(tmp_path: Path) -> None:
+    from evalgate.judging.backends.process import RunAs, run_process
+
+    result = run_process(["sh", "-c", "id -u; id -G"], b"", timeout=30, run_as=RunAs(65534, 65534))
+    assert result.returncode == 0 and result.stdout.decode().split() == ["65534", "65534"]

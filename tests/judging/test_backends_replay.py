@@ -66,3 +66,17 @@ def test_corrupt_recording_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / f"{prompt_hash('q')}.json").write_text(json.dumps({"model": "m"}), encoding="utf-8")
     with pytest.raises(BackendError, match="has no text"):
         ReplayBackend(tmp_path).complete("q")
+
+
+def test_in_a_sandbox_tree_a_replay_directory_is_read_from_the_tree(tmp_path: Path) -> None:
+    from evalgate.judging.backends import make_backend
+    from evalgate.judging.backends.process import JudgeSandbox
+
+    workspace, tree = tmp_path / "workspace", tmp_path / "tree"
+    for root, text in ((workspace, "the pull request's"), (tree, "the base's")):
+        (root / "recordings").mkdir(parents=True)
+        record = {"text": text, "model": "m"}
+        (root / "recordings" / f"{prompt_hash('p')}.json").write_text(json.dumps(record), encoding="utf-8")
+    sandbox = JudgeSandbox(tree=tree, workspace=workspace)
+    for spec in ("replay:recordings", f"replay:{workspace}/recordings"):
+        assert make_backend(spec, sandbox=sandbox).complete("p").text == "the base's", spec

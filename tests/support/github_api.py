@@ -9,6 +9,12 @@ and is recorded in `violations`, which a test asserts is empty. Missing API head
 Faults are scripted per route: `fault("POST", "/repos/{owner}/{repo}/check-runs", 403, times=1)`.
 `url_prefix="/api/v3"` plays a GitHub Enterprise Server. Calling `stop()` makes the API "down".
 
+The token has an identity, as on GitHub: by default the `github-actions` app's installation token (the
+GITHUB_TOKEN), which creates check runs as that app and posts comments as `github-actions[bot]`;
+`act_as_user("octocat")` plays a personal token, which GitHub refuses check runs (403) and which posts
+as that user. Check runs, statuses and comments are answered with the contract's whole objects (`app`,
+`creator`, `user`), and those responses are validated against the contract's schemas too.
+
 Branches and files are state too (`refs`, `files`): the git ref and contents endpoints create a branch,
 read a file (base64, with its blob sha) and write it only when the request carries the sha the file
 has now, else 409 as GitHub answers a stale write (422 when a sha is missing for an existing file).
@@ -33,6 +39,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import jsonschema
 
 CONTENTS = "/repos/{owner}/{repo}/contents/{path}"
+CHECK_RUNS = "/repos/{owner}/{repo}/check-runs"
+CHECK_RUN = "/repos/{owner}/{repo}/check-runs/{check_run_id}"
+STATUSES = "/repos/{owner}/{repo}/statuses/{sha}"
+ISSUE_COMMENTS = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
+ISSUE_COMMENT = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
+GITHUB_ACTIONS_APP_ID = 15368  # the app whose installation token is a workflow's GITHUB_TOKEN
+STAMP = "2026-12-03T12:00:00Z"
 GIT_REF = "/repos/{owner}/{repo}/git/ref/{ref}"
 GIT_REFS = "/repos/{owner}/{repo}/git/refs"
 STATEFUL_ROUTES = {CONTENTS, GIT_REF, GIT_REFS}
@@ -51,6 +64,8 @@ def _nullable_to_json_schema(node: Any) -> Any:
     out = {key: _nullable_to_json_schema(value) for key, value in node.items()}
     if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
         out["type"] = [out["type"], "null"]
+        if "enum" in out:  # an enum lists the allowed values: null is one of them too
+            out["enum"] = [*out["enum"], None]
     return out
 
 
@@ -150,7 +165,9 @@ class FakeGitHub:
         self.violations: list[str] = []
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.statuses: list[dict[str, Any]] = []
-        self.comments: dict[int, dict[str, Any]] = {}  # id -> {"id", "body", "issue"}
+        self.comments: dict[int, dict[str, Any]] = {}  # id -> {"id", "body", "issue", "user"}
+        self.app: dict[str, Any] | None = app_object("github-actions", GITHUB_ACTIONS_APP_ID)
+        self.actor: dict[str, Any] = user_object("github-actions[bot]", "Bot")  # who the token posts as
         self.refs: dict[str, str] = {}  # "heads/main" -> commit sha
         self.files: dict[tuple[str, str], tuple[bytes, str]] = {}  # (branch, path) -> (content, blob sha)
         self.commits: list[dict[str, Any]] = []  # every contents write: {"branch", "path", "message", "sha"}
@@ -202,11 +219,26 @@ class FakeGitHub:
         if barrier.wait() == 0:  # one of the released threads ends the gathering
             self._read_barrier = None
 
-    def add_comment(self, issue: int, body: str) -> int:
-        """Seed an existing comment on an issue / PR."""
+    def act_as_user(self, login: str) -> None:
+        """The token is a user's (a personal access token): check runs are refused, as GitHub refuses
+        them to anything but an app, and statuses and comments are that user's."""
+        self.app, self.actor = None, user_object(login, "User")
+
+    def act_as_app(self, slug: str, app_id: int) -> None:
+        """The token is another GitHub App's installation token: it posts as `<slug>[bot]`."""
+        self.app, self.actor = app_object(slug, app_id), user_object(f"{slug}[bot]", "Bot")
+
+    def add_comment(self, issue: int, body: str, by: str = "octocat") -> int:
+        """Seed an existing comment on an issue / PR, written by `by` (a user, or a `name[bot]`)."""
         with self._lock:
             comment_id = self._take_id()
-            self.comments[comment_id] = {"id": comment_id, "body": body, "issue": issue}
+            kind = "Bot" if by.endswith("[bot]") else "User"
+            self.comments[comment_id] = {
+                "id": comment_id,
+                "body": body,
+                "issue": issue,
+                "user": user_object(by, kind),
+            }
         return comment_id
 
     def calls_to(self, method: str, route: str) -> list[Call]:
@@ -259,49 +291,49 @@ class FakeGitHub:
             fault = self._pending_fault(method, route)
             if fault:
                 return fault.status, fault.headers, {"message": fault.message}
-            if route in STATEFUL_ROUTES:
-                status, out_headers, payload = self._serve_git(
-                    method, route, path, parse_qs(parts.query), body
-                )
-                self.violations.extend(
-                    f"{method} {route}: {p}"
-                    for p in self.contract.response_violations(method, route, status, payload)
-                )
-                return status, out_headers, payload
-            return self._serve(method, route, path, parse_qs(parts.query), body)
+            serve = self._serve_git if route in STATEFUL_ROUTES else self._serve
+            status, out_headers, payload = serve(method, route, path, parse_qs(parts.query), body)
+            self.violations.extend(
+                f"{method} {route}: {p}"
+                for p in self.contract.response_violations(method, route, status, payload)
+            )
+            return status, out_headers, payload
 
     def _serve(
         self, method: str, route: str, path: str, query: Mapping[str, list[str]], body: Any
     ) -> tuple[int, dict[str, str], Any]:
         segments = path.strip("/").split("/")
-        if route == "/repos/{owner}/{repo}/check-runs":
+        if route == CHECK_RUNS:
+            if self.app is None:
+                return 403, {}, {"message": "You must authenticate via a GitHub App."}
             run_id = self._take_id()
             output = dict(body.get("output") or {})
             output["annotations"] = list(output.get("annotations", []))
             self.check_runs[run_id] = {**body, "id": run_id, "output": output}
-            return 201, {}, {"id": run_id, "html_url": f"{self.url}/runs/{run_id}", "name": body["name"]}
-        if route == "/repos/{owner}/{repo}/check-runs/{check_run_id}" and method == "PATCH":
+            return 201, {}, self._check_run_object(self.check_runs[run_id])
+        if route == CHECK_RUN and method == "PATCH":
             run = self.check_runs.get(int(segments[-1]))
             if run is None:
                 return 404, {}, {"message": "Not Found"}
             output = body.get("output") or {}
             run["output"]["annotations"].extend(output.get("annotations", []))  # PATCH appends
-            return 200, {}, {"id": run["id"], "html_url": f"{self.url}/runs/{run['id']}"}
-        if route == "/repos/{owner}/{repo}/statuses/{sha}":
+            return 200, {}, self._check_run_object(run)
+        if route == STATUSES:
             self.statuses.append({**body, "sha": segments[-1]})
-            return 201, {}, {"id": self._take_id(), "state": body["state"]}
-        if route == "/repos/{owner}/{repo}/issues/{issue_number}/comments" and method == "POST":
+            return 201, {}, self._status_object(body)
+        if route == ISSUE_COMMENTS and method == "POST":
             comment_id = self._take_id()
-            self.comments[comment_id] = {"id": comment_id, "body": body["body"], "issue": int(segments[-2])}
-            return 201, {}, {"id": comment_id, "body": body["body"]}
-        if route == "/repos/{owner}/{repo}/issues/{issue_number}/comments":
+            comment = {"id": comment_id, "body": body["body"], "issue": int(segments[-2]), "user": self.actor}
+            self.comments[comment_id] = comment
+            return 201, {}, self._comment_object(comment)
+        if route == ISSUE_COMMENTS:
             return self._list_comments(path, int(segments[-2]), query)
-        if route == "/repos/{owner}/{repo}/issues/comments/{comment_id}":
+        if route == ISSUE_COMMENT:
             comment = self.comments.get(int(segments[-1]))
             if comment is None:
                 return 404, {}, {"message": "Not Found"}
             comment["body"] = body["body"]
-            return 200, {}, {"id": comment["id"], "body": comment["body"]}
+            return 200, {}, self._comment_object(comment)
         return 404, {}, {"message": f"{method} {route} is not played by the fake"}
 
     # ---- branches and files (git refs, contents) -------------------------------------------------
@@ -414,7 +446,68 @@ class FakeGitHub:
         headers = {}
         if page * per_page < len(items):
             headers["Link"] = f'<{self.url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
-        return 200, headers, [{"id": c["id"], "body": c["body"]} for c in chunk]
+        return 200, headers, [self._comment_object(c) for c in chunk]
+
+    # ---- the contract's objects ----------------------------------------------------------------------
+    def _check_run_object(self, run: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.url}/repos/o/r/check-runs/{run['id']}"
+        output = run["output"]
+        return {
+            "id": run["id"],
+            "node_id": f"CR_{run['id']}",
+            "head_sha": run["head_sha"],
+            "name": run["name"],
+            "url": url,
+            "html_url": f"https://github.com/o/r/runs/{run['id']}",
+            "details_url": run.get("details_url"),
+            "status": run.get("status", "completed"),
+            "conclusion": run.get("conclusion"),
+            "started_at": STAMP,
+            "completed_at": STAMP,
+            "external_id": None,
+            "check_suite": {"id": 1},
+            "output": {
+                "title": output.get("title"),
+                "summary": output.get("summary"),
+                "text": output.get("text"),
+                "annotations_count": len(output["annotations"]),
+                "annotations_url": f"{url}/annotations",
+            },
+            "app": self.app,
+            "pull_requests": [],
+        }
+
+    def _status_object(self, body: dict[str, Any]) -> dict[str, Any]:
+        status_id = self._take_id()
+        return {
+            "url": f"{self.url}/repos/o/r/statuses/{status_id}",
+            "avatar_url": None,
+            "id": status_id,
+            "node_id": f"SC_{status_id}",
+            "state": body["state"],
+            "description": body.get("description"),
+            "target_url": body.get("target_url"),
+            "context": body.get("context", "default"),
+            "created_at": STAMP,
+            "updated_at": STAMP,
+            "creator": self.actor,
+        }
+
+    def _comment_object(self, comment: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.url}/repos/o/r/issues/comments/{comment['id']}"
+        return {
+            "id": comment["id"],
+            "node_id": f"IC_{comment['id']}",
+            "url": url,
+            "html_url": f"https://github.com/o/r/pull/{comment['issue']}#issuecomment-{comment['id']}",
+            "issue_url": f"{self.url}/repos/o/r/issues/{comment['issue']}",
+            "body": comment["body"],
+            "user": comment["user"],
+            "created_at": STAMP,
+            "updated_at": STAMP,
+            "author_association": "NONE" if comment["user"]["type"] == "User" else "CONTRIBUTOR",
+            "performed_via_github_app": None,
+        }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -444,6 +537,48 @@ class FakeGitHub:
                 pass
 
         return Handler
+
+
+def user_object(login: str, kind: str) -> dict[str, Any]:
+    """A `simple-user` as GitHub returns it (a bot's login ends in `[bot]`, its type is Bot)."""
+    base = f"https://api.github.com/users/{login}"
+    user_id = int(hashlib.sha1(login.encode()).hexdigest()[:7], 16)
+    return {
+        "login": login,
+        "id": user_id,
+        "node_id": f"U_{user_id}",
+        "avatar_url": f"https://avatars.githubusercontent.com/u/{user_id}",
+        "gravatar_id": "",
+        "url": base,
+        "html_url": f"https://github.com/{login}",
+        **{
+            f"{name}_url": f"{base}/{name}"
+            for name in ("followers", "subscriptions", "organizations", "repos")
+        },
+        **{f"{name}_url": f"{base}/{name}{{/other}}" for name in ("following", "gists", "starred")},
+        "events_url": f"{base}/events{{/privacy}}",
+        "received_events_url": f"{base}/received_events",
+        "type": kind,
+        "site_admin": False,
+    }
+
+
+def app_object(slug: str, app_id: int) -> dict[str, Any]:
+    """A GitHub App (`integration`) as a check run's `app` carries it."""
+    return {
+        "id": app_id,
+        "slug": slug,
+        "node_id": f"A_{app_id}",
+        "owner": user_object("github", "Organization"),
+        "name": slug.replace("-", " ").title(),
+        "description": None,
+        "external_url": f"https://github.com/apps/{slug}",
+        "html_url": f"https://github.com/apps/{slug}",
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "permissions": {"checks": "write", "issues": "write", "metadata": "read"},
+        "events": [],
+    }
 
 
 def _sha(data: bytes) -> str:

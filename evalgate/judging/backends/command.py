@@ -4,6 +4,11 @@ The command line is split with shlex and run without a shell, so `;`, `|` or `$(
 literal arguments, never shell syntax. It runs with the environment less what the Copilot backend
 also keeps out (`INPUT_*`, `ACTIONS_*`, GITHUB_TOKEN, GH_TOKEN): in the action those hold the
 workflow's inputs, the runner's service tokens and the job token, and a judge needs none of them.
+
+With a `JudgeSandbox` (the action on a pull request, judged by its base commit's policy) the command
+runs in a copy of the base commit's tree, with the paths it is given into the workspace pinned to
+that copy, and as the sandbox's unprivileged user: a script it sources (`. ./lib.sh`) or requires
+(`require('./lib')`) is the base commit's, whatever the pull request changed.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 
 from evalgate.judging.backends import BackendError, tail
-from evalgate.judging.backends.process import ProcessTimeout, run_process
+from evalgate.judging.backends.process import JudgeSandbox, ProcessTimeout, run_process
 from evalgate.results import Reply
 
 # Never handed to a judge program: the runner's own variables and the credentials a workflow holds
@@ -45,6 +50,7 @@ class CommandBackend:
         timeout: float = 300.0,
         model: str | None = None,
         environ: Mapping[str, str] | None = None,
+        sandbox: JudgeSandbox | None = None,
     ) -> None:
         try:
             self.argv = shlex.split(command)
@@ -56,13 +62,21 @@ class CommandBackend:
         self.model = model or self.argv[0]
         self.timeout = timeout
         self.environ = environ  # None: the process environment at each call
+        self.sandbox = sandbox or JudgeSandbox()
 
     def complete(self, prompt: str) -> Reply:
         """Run the command with the prompt on stdin; its stdout (UTF-8) is the reply."""
         label = f"command:{self.command}"
+        sandbox = self.sandbox
+        argv = [sandbox.pinned_argument(token) for token in self.argv]
+        cwd = str(sandbox.tree) if sandbox.tree is not None else None
         try:
-            env = command_environment(os.environ if self.environ is None else self.environ)
-            result = run_process(self.argv, prompt.encode(), timeout=self.timeout, env=env)
+            env = sandbox.pinned_environment(
+                command_environment(os.environ if self.environ is None else self.environ)
+            )
+            result = run_process(
+                argv, prompt.encode(), timeout=self.timeout, env=env, cwd=cwd, run_as=sandbox.run_as
+            )
         except ProcessTimeout as error:
             raise BackendError(f"{label}: {error}") from None
         except OSError as error:

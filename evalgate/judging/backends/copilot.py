@@ -14,6 +14,10 @@ on its own in 1.0.102 (tests/judging/test_copilot_cli.py proves each against the
 - a scrubbed environment: PATH, HOME, locale, proxy and TLS variables, `COPILOT_*` (less the ones
   that widen permissions) and one auth token — never `INPUT_*`, `ACTIONS_*` or the reporting token.
 
+Where the caller asks (`run_as`: the action, which runs as root), the CLI runs as an unprivileged user:
+its private state (its HOME then too, where it unpacks itself on its first start) and each call's
+scratch directory are given to that user, which is all it writes.
+
 The prompt goes on stdin (a prompt in argv fails with E2BIG past ~128 KB); `-s` prints only the answer.
 """
 
@@ -32,7 +36,7 @@ from typing import Any
 
 from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
-from evalgate.judging.backends.process import ProcessTimeout, run_process
+from evalgate.judging.backends.process import ProcessTimeout, RunAs, run_process
 from evalgate.results import Reply
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -140,6 +144,7 @@ class CopilotBackend:
         environ: Mapping[str, str] | None = None,
         token: str | None = None,
         binary: str | None = None,
+        run_as: RunAs | None = None,
     ) -> None:
         self.environ = dict(os.environ if environ is None else environ)
         self.model = model or self.environ.get("COPILOT_MODEL") or "default"
@@ -148,6 +153,7 @@ class CopilotBackend:
         self.prices = prices
         self.token = token
         self.binary = binary if binary is not None else find_copilot_binary(self.environ)
+        self.run_as = run_as
         self._state: Path | None = None
         self._state_lock = threading.Lock()
 
@@ -164,8 +170,15 @@ class CopilotBackend:
                 self._state = Path(tempfile.mkdtemp(prefix="evalgate-copilot-"))
                 for part in ("home", "tmp"):
                     (self._state / part).mkdir()
+                    self._give(self._state / part)
+                self._give(self._state)
                 weakref.finalize(self, shutil.rmtree, self._state, ignore_errors=True)
             return self._state
+
+    def _give(self, path: Path) -> None:
+        """Hand a directory the CLI writes in to the user it runs as (the state is 0700, its own)."""
+        if self.run_as is not None:
+            os.chown(path, self.run_as.uid, self.run_as.gid)
 
     def complete(self, prompt: str) -> Reply:
         """Run the CLI once with the prompt on stdin; its answer is the reply."""
@@ -179,16 +192,24 @@ class CopilotBackend:
         with tempfile.TemporaryDirectory(prefix="call-", dir=state) as scratch:
             root = Path(scratch)
             (root / "work").mkdir()
+            self._give(root / "work")
+            self._give(root)  # the CLI writes its usage file here
             usage_file = root / "usage.json"
             env = copilot_environment(
                 self.environ, copilot_home=str(state / "home"), tmpdir=str(state / "tmp"), token=self.token
             )
+            if self.run_as is not None:
+                # the CLI unpacks itself under ~/.cache on its first start: a home its user may write
+                env["HOME"] = str(state / "home")
+                env.pop("XDG_CACHE_HOME", None)
             workdir = str(root / "work")
             argv = copilot_argv(
                 self.binary, workdir=workdir, usage_file=str(usage_file), model=self.requested_model
             )
             try:
-                result = run_process(argv, prompt.encode(), timeout=self.timeout, env=env, cwd=workdir)
+                result = run_process(
+                    argv, prompt.encode(), timeout=self.timeout, env=env, cwd=workdir, run_as=self.run_as
+                )
             except ProcessTimeout as error:
                 raise BackendError(f"{label}: {error}") from None
             except OSError as error:
