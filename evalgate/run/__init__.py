@@ -1,6 +1,7 @@
 """The pipeline in one readable function: targets -> documents -> checks -> judges -> gate -> Report.
 
-`workers`: the structural pass in worker processes, each document under the run's time budget.
+Takes a Config and the inputs (files, directories, globs); gives the Report. `workers`: the
+structural pass in worker processes, each document under the run's time budget (`document-timeout`).
 """
 
 from __future__ import annotations
