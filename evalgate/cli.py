@@ -104,13 +104,22 @@ def _progress_bar(total_hint: bool) -> tuple[Callable[[int, int], None] | None, 
     from rich.progress import Progress
 
     bar = Progress(console=Console(stderr=True), transient=True)  # stdout carries the report
-    bar.start()
     task = bar.add_task("evaluating", total=None)
+    started: list[bool] = []
 
     def update(done: int, total: int) -> None:
+        # Started at the first update, after the run has started its worker processes: the bar's
+        # refresh thread would make forking them unsafe (evalgate.run._structural_workers).
+        if not started:
+            bar.start()
+            started.append(True)
         bar.update(task, completed=done, total=total)
 
-    return update, bar.stop
+    def stop() -> None:
+        if started:
+            bar.stop()
+
+    return update, stop
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -84,6 +84,9 @@ class Config:
     on_judge_error: Literal["fail", "skip"] = "fail"
     judge_timeout: Annotated[float, POSITIVE] = 600.0
     max_file_mb: Annotated[float, Constraint(gt=0)] = 5.0
+    # seconds the structural pass may spend on one document before it is stopped and reported as an
+    # ERROR naming it (docs/checks.md, "A time budget per document")
+    document_timeout: Annotated[float, POSITIVE] = 10.0
     prices: dict[str, Price] = field(default_factory=dict)
     root: str | None = None  # files must resolve inside this directory (default: the git top level or cwd)
     shard: Annotated[str, Constraint(pattern=r"^\d+/\d+$")] | None = None
@@ -126,6 +129,7 @@ _PLAIN_FIELDS: dict[str, type] = {
 _BOUNDED_FIELDS: dict[str, tuple[type, Constraint]] = {
     "jobs": (int, JOBS),
     "judge_timeout": (float, POSITIVE),
+    "document_timeout": (float, POSITIVE),
 }
 
 
@@ -232,6 +236,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
     p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
+    p.add_argument(
+        "--document-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds the structural pass may spend on one document before it is an ERROR (default 10)",
+    )
     p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
     p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
     p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
@@ -259,6 +269,7 @@ def config_from_args(args: argparse.Namespace, loaded: Config | None = None) -> 
         record_dir=getattr(args, "record", None),
         on_judge_error=getattr(args, "on_judge_error", None),
         judge_timeout=getattr(args, "judge_timeout", None),
+        document_timeout=getattr(args, "document_timeout", None),
         shard=getattr(args, "shard", None),
         root=getattr(args, "root", None),
         history=getattr(args, "history", None),

@@ -1,5 +1,6 @@
 """Patterns applied only when a text they need is present (a cheap `in` test first) give exactly what
-applying them always gives."""
+applying them always gives, and the linear rewrites of patterns that backtracked (a closing `#` run,
+inline links, a trailing label) give exactly what the patterns gave."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalgate.checks import evidence_map_coverage
-from evalgate.checks.key_finding_word_count import _LINK as KF_LINK
 from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
 from evalgate.checks.key_finding_word_count import claim_words
 from evalgate.document import normalise_title
-from evalgate.document.findings import URL
-from evalgate.document.scan import _ATX_CLOSE, _LINK, _MARKUP, heading_title
+from evalgate.document.findings import _LABEL_WORDS, URL, _cut_trailing_label
+from evalgate.document.scan import _MARKUP, heading_title, strip_links
+
+# The patterns as first written (quadratic on crafted lines): the plain forms the rewrites must equal.
+_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
 
 PIECES = st.sampled_from(
     [
@@ -54,6 +59,13 @@ PIECES = st.sampled_from(
         "\u2009",
         "\x1c",
         "\u3000",
+        "!",
+        "![",
+        "fact",
+        "[fact",
+        "[high]",
+        " [source: x]",
+        "  ",
     ]
 )
 TEXTS = st.lists(PIECES, max_size=14).map("".join)
@@ -71,7 +83,7 @@ def content_words_always(text: str) -> frozenset[str]:
 
 
 def claim_words_always(claim: str) -> int:
-    text = KF_MARKUP.sub("", URL.sub(" ", KF_LINK.sub(r"\1", claim)))
+    text = KF_MARKUP.sub("", URL.sub(" ", _LINK.sub(r"\1", claim)))
     return sum(1 for token in text.split() if re.search(r"[^\W_]", token))
 
 
@@ -98,3 +110,15 @@ def normalise_title_by_substitution(title: str) -> str:
 )
 def test_normalise_title_is_the_substitution_rule(title: str) -> None:
     assert normalise_title(title) == normalise_title_by_substitution(title)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(TEXTS)
+@example("a [b [c](d) e](f)")
+@example("![x](y)![z](w)")
+@example("a ## ##")
+@example("claim [fact] x [inference].")
+def test_linear_rewrites_equal_the_patterns_they_replace(text: str) -> None:
+    assert strip_links(text) == _LINK.sub(r"\1", text)
+    assert _cut_trailing_label(text) == _TRAIL_LABEL.sub("", text, count=1)
+    assert heading_title(text) == heading_title_always(text)

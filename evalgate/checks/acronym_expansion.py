@@ -32,6 +32,7 @@ from evalgate.checks.acronym_forms import (
 from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.checks.acronym_tokens import token_finder
+from evalgate.checks.readable import CAPPED_SCORE, disguise_findings
 from evalgate.document import Document, normalise_title
 from evalgate.results import Finding
 from evalgate.rubrics.params import AcronymExpansionParams
@@ -72,7 +73,7 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 # `(AI RMF)`: an acronym that follows other acronyms inside a just-opened parenthesis is in it too.
 _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
-_LINK_TEXT = re.compile(r"\[[^\]]*\]\(")
+_LINK_TEXT = re.compile(r"\[[^\[\]]*\]\(")  # no `[` inside: a link's text starts at its last `[` (linear)
 # Only a use right after `(` or after `(Capitalised Words ` (_OPEN_GROUP, over the 40 characters before
 # it) can be a reversed expansion; both need a `(` followed by a capital in the raw text before it
 # (masking blanks characters, it never makes them), the use's own first letter included.
@@ -382,6 +383,9 @@ def check(document: Document, params: AcronymExpansionParams | None = None) -> C
     """The acronym_expansion dimension: a score on the rubric's 1-5 anchors and one finding per problem."""
     sections = params.sections if params is not None else ()
     problems = find_problems(document, with_params(params), sections=sections)
-    return CheckOutcome(
-        score=score_for(problems), findings=tuple(Finding(p.line, p.message) for p in problems)
-    )
+    findings = tuple(Finding(p.line, p.message) for p in problems)
+    score = score_for(problems)
+    if document.disguised:  # invisible characters or look-alike letters in a word (checks.readable)
+        findings += disguise_findings(document)
+        score = min(score, CAPPED_SCORE)
+    return CheckOutcome(score=score, findings=findings)

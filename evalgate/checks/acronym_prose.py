@@ -14,7 +14,9 @@ from evalgate.document import Document
 # the regex engine can jump between candidates; one alternation of all of them was ten times slower.
 _INLINE_NON_PROSE: tuple[tuple[str, re.Pattern[str] | None], ...] = (
     ("`", re.compile(r"(?P<tick>`+)(?!`).*?(?<!`)(?P=tick)(?!`)|`.*")),  # an unclosed span: rest of line
-    ("](", re.compile(r"\]\([^)\s]*(?:\([^)\s]*\)[^)\s]*)*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")),
+    # (`[^)\s]*` runs to the first `)` or space, so a `(...)` group after it never matched; and `]`
+    # ends it, else from each `](` of a long run it ran to the run's end: quadratic)
+    ("](", re.compile(r"\]\([^)\s\]]*+(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")),
     ("]:", re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S.*")),
     ("<", re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")),
     ("://", None),  # `[A-Za-z][A-Za-z0-9+.-]*://` + _URL_BODY, found from each `://`: see _blank_urls

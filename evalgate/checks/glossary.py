@@ -28,7 +28,10 @@ from evalgate.config import Acronyms, ConfigError, read_yaml
 from evalgate.document import Document, DocumentError, read_document
 from evalgate.rubrics.params import AcronymExpansionParams
 
-_ABBR = r"[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*"
+# A capital, then letters and digits holding a capital or digit. Written so that nothing is given back
+# (the first capital or digit after the lower-case run; then the rest): `[A-Za-z0-9]*[A-Z0-9]` then
+# `[A-Za-z0-9]*` tried every split of a long run (quadratic at each `(`).
+_ABBR = r"[A-Z][a-z]*+[A-Z0-9][A-Za-z0-9]*+"
 _KEY = re.compile(rf"^(?:{_ABBR}|[A-Z]{{2,}})$")  # what may be a glossary key: capitals, maybe mixed
 
 

@@ -16,13 +16,13 @@ import re
 from evalgate.checks import CheckOutcome
 from evalgate.document import Document
 from evalgate.document.findings import URL
+from evalgate.document.scan import strip_links
 from evalgate.results import Finding
 from evalgate.rubrics.params import KeyFindingWordCountParams
 
 DEFAULTS = KeyFindingWordCountParams()
 MIN_WORDS = DEFAULTS.min_words
 MIN_FINDINGS, MAX_FINDINGS = DEFAULTS.min_findings, DEFAULTS.max_findings
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"[*_`~]+")
 # A white-space-delimited token holding a letter or digit, matched from its first letter or digit to
 # its end (`\S*+` takes the rest and gives nothing back), so each such token is one match: the same
@@ -35,7 +35,7 @@ def claim_words(claim: str) -> int:
     """The number of words in a claim (URLs, link targets and markup removed)."""
     # Each pattern is applied only where its one required text is (URL is case-blind: `www.` in
     # any case, or `://`).
-    text = _LINK.sub(r"\1", claim) if "](" in claim else claim
+    text = strip_links(claim) if "](" in claim else claim
     if "://" in text or "www." in text.lower():
         text = URL.sub(" ", text)
     if "*" in text or "_" in text or "`" in text or "~" in text:

@@ -240,8 +240,11 @@ def _template(params: SectionPresenceParams | None) -> _Template:
 _PLACEHOLDER_KEYS = _template(None).placeholder_keys  # the defaults' (phrase, lowered key) pairs
 
 # Lines that carry nothing: a lone list marker (`-`, `1.`), a kept italic template note, a rule.
-_EMPTY_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
-_EMPTY_MAP_ROW = re.compile(r"^\s*\|(?:\s*(?:high\s*/\s*medium\s*/\s*low)?\s*\|)+\s*$", re.I)
+# Possessive where a part is followed by what it cannot take: `^\s*(...)?\s*$` split a run of spaces
+# between its two `\s*` (quadratic), and the map row's `(\s*(...)?\s*\|)+` did so in every cell
+# (exponential: a sparse 88-byte row never finished).
+_EMPTY_LINE = re.compile(r"^\s*+(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
+_EMPTY_MAP_ROW = re.compile(r"^\s*+\|(?:\s*+(?:high\s*+/\s*+medium\s*+/\s*+low\s*+)?\|)++\s*$", re.I)
 _SKILL_PREFIX = re.compile(r"^section (?=\d)")
 _Keyed = dict[str, list[Section]]  # the document's sections by key, each list in document order
 

@@ -8,16 +8,21 @@ or a `DocumentError` whose message names the file. Nothing here knows of checks,
 - `scan`: one line scan for headings and code blocks; `blocks`: lists and tables of a region (a
   plain-list fast path, markdown-it-py's block parse, pipe tables); `findings`: the Findings part;
 - `reader`: reading a file and composing the parsers (the only module that imports them all);
+- `hidden`: what a reader never sees (HTML comments, link reference definitions) and what a judge
+  is shown instead; `disguise`: invisible characters and look-alike letters inside words;
 - `items`: structured input items (YAML with named parts) for rubrics that judge no markdown;
 - `asciifold`: accent folding for title and name matching.
 """
 
+from evalgate.document.hidden import shown
 from evalgate.document.model import (
+    DisguisedToken,
     Document,
     DocumentError,
     EvidenceRow,
     ExecutiveSummary,
     FrontMatter,
+    HiddenSpan,
     KeyFinding,
     ListItem,
     Section,
@@ -37,11 +42,13 @@ from evalgate.document.reader import (
 
 __all__ = [
     "MAX_BYTES",
+    "DisguisedToken",
     "Document",
     "DocumentError",
     "EvidenceRow",
     "ExecutiveSummary",
     "FrontMatter",
+    "HiddenSpan",
     "KeyFinding",
     "ListItem",
     "Section",
@@ -53,5 +60,6 @@ __all__ = [
     "normalise_title",
     "parse_document",
     "read_document",
+    "shown",
     "split_lines",
 ]

@@ -121,7 +121,9 @@ def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
     return ListItem(line=span[0], end_line=span[1], text=text, ordered=ordered, checked=checked)
 
 
-_DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+# Possessive throughout: each part is followed by a character it cannot take, so giving back never
+# helps, and two adjacent `\s*` (a cell's end and the row's) split trailing spaces quadratically.
+_DELIMITER_ROW = re.compile(r"^ {0,3}\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _TABLE_END = re.compile(r"^ {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3})")
 _TABLE_END_LEAD = frozenset(" #>`~")

@@ -38,19 +38,33 @@ URL = re.compile(
 )
 DOI = re.compile(r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s|<>\"']+", re.I)
 _LABEL_WORDS = r"fact|inference|assumption|confidence|source|sources|high|medium|low"
-_LEAD_LABEL = re.compile(rf"^(?:\*\*|__)?\[[^\]]*\b(?:{_LABEL_WORDS})\b[^\]]*\](?:\*\*|__)?[\s:.;,-]*", re.I)
+# The look-ahead makes sure a `]` closes the bracket before the label words are looked for: without
+# it, each label word of an unclosed bracket ran to the end of the claim (quadratic).
+_LEAD_LABEL = re.compile(
+    rf"^(?:\*\*|__)?\[(?=[^\]]*+\])[^\]]*\b(?:{_LABEL_WORDS})\b[^\]]*\](?:\*\*|__)?[\s:.;,-]*", re.I
+)
 _LEAD_CONFIDENCE = re.compile(
     r"^(?:\*\*|__)?(?:confidence:?\s*(?:high|medium|low)|(?:high|medium|low)\s+confidence)\.?(?:\*\*|__)?[\s:.;,-]*",
     re.I,
 )
-_TRAIL_SOURCES = re.compile(r"(?:^|\s+)(?:\*\*)?sources?(?:\*\*)?:", re.I)
+# A match starts where a run of white space starts (`(?<!\s)`): from inside the run it would fail
+# or succeed just the same, and trying every position of a long run was quadratic.
+_TRAIL_SOURCES = re.compile(r"(?:^|(?<!\s)\s++)(?:\*\*)?sources?(?:\*\*)?:", re.I)
 # `\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$` (re.I), which starts with `\s*`
 # and so was tried at every character of the claim, matched from the claim's end instead: this is
 # it reversed, matched at the start of the reversed claim (see _cut_trailing_confidence).
 _TRAIL_CONFIDENCE_REVERSED = re.compile(
     r"\s*(?:\*\*)?\.?(?:hgih|muidem|wol)\s*:?ecnedifnoc(?:\*\*)?\s*", re.I
 )
-_TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
+# `\s*(?:\*\*)?\[(?:LABEL)[^\]]*\](?:\*\*)?\.?\s*$` (re.I), anchored at the end, reversed and matched
+# at the start of the reversed claim (see _cut_trailing_label): searched for, it tried every position
+# of a run of spaces and every `[label` before a `]` that does not end the claim (quadratic).
+_TRAIL_LABEL_REVERSED = re.compile(
+    r"\s*\.?(?:\*\*)?\][^\]]*(?:"
+    + "|".join(word[::-1] for word in _LABEL_WORDS.split("|"))
+    + r")\[(?:\*\*)?\s*",
+    re.I,
+)
 _CARRIES_LABEL = re.compile(
     rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
 )  # a bracket's label, confidence or source
@@ -175,7 +189,7 @@ def claim_of(text: str) -> str:
         if claim.rstrip().rstrip("*.")[-1:] in _CONFIDENCE_LAST:
             claim = _cut_trailing_confidence(claim)
         if claim.rstrip().rstrip("*.")[-1:] == "]":
-            claim = _TRAIL_LABEL.sub("", claim)
+            claim = _cut_trailing_label(claim)
         claim = claim.strip()
         if claim == before:
             break
@@ -187,6 +201,15 @@ def _cut_trailing_confidence(text: str) -> str:
     The pattern is anchored at the end, so its leftmost match is the longest suffix it matches, which
     the reversed pattern's greedy match from the reversed text's start finds."""
     match = _TRAIL_CONFIDENCE_REVERSED.match(text[::-1])
+    return text[: len(text) - match.end()] if match else text
+
+
+def _cut_trailing_label(text: str) -> str:
+    """Cut a trailing `[label ...]` (with `**` around it, a `.` after it, and the white space before
+    it). The leftmost match of the end-anchored pattern starts at the first `[label` after the last
+    `]` but one, which the reversed pattern's greedy bracket content, given back from that `]`, finds
+    first."""
+    match = _TRAIL_LABEL_REVERSED.match(text[::-1])
     return text[: len(text) - match.end()] if match else text
 
 

@@ -1,9 +1,10 @@
 """The document model: what a markdown research item is once read, with nothing of how it is parsed.
 
 Takes nothing; gives the frozen types every later stage reads (`Document`, `Section`, `ListItem`,
-`Table`, `KeyFinding`, `EvidenceRow`, `SourceEntry`, `FrontMatter`), `DocumentError` and
-`normalise_title`. Line numbers are 1-based lines of the original file. The parsers (`scan`, `blocks`,
-`findings`) build these types; `reader` composes them. This module imports none of them.
+`Table`, `KeyFinding`, `EvidenceRow`, `SourceEntry`, `FrontMatter`, `HiddenSpan`, `DisguisedToken`),
+`DocumentError` and `normalise_title`. Line numbers are 1-based lines of the original file. The
+parsers (`scan`, `blocks`, `findings`) build these types; `reader` composes them. This module imports
+none of them.
 """
 
 from __future__ import annotations
@@ -148,11 +149,40 @@ class SourceEntry:
 
 
 @dataclass(frozen=True)
+class HiddenSpan:
+    """Text of the file a reader does not see (an HTML comment, a link reference definition): from
+    `column` of `line` to `end_column` (exclusive) of `end_line`, 1-based lines, 0-based columns."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    kind: str  # "HTML comment" or "link reference definition"
+    block: bool = True  # a comment that starts a block (False: inside a paragraph)
+
+
+@dataclass(frozen=True)
+class DisguisedToken:
+    """A token holding invisible characters or look-alike letters, at `column` (0-based) of 1-based
+    `line` of the file (see evalgate.document.disguise)."""
+
+    line: int
+    column: int
+    written: str  # the token as written, each such character shown as <U+XXXX>
+    reads: str  # the token as readers read it (and the checks do)
+    characters: tuple[str, ...]  # "U+200B ZERO WIDTH SPACE", one per distinct character
+    context: str  # the line around the token, each such character shown as <U+XXXX>
+    invisible: bool  # True: invisible characters; False: look-alike letters only
+
+
+@dataclass(frozen=True)
 class Document:
-    """A parsed research item."""
+    """A parsed research item, as a reader of the rendered file reads it: `text` and `lines` are the
+    file's with what a reader never sees blanked (`hidden`) and disguised tokens read as shown
+    (`disguised`); `file_lines` keeps the file's own lines when that changed any."""
 
     path: str
-    text: str  # normalised text (no BOM, LF line ends)
+    text: str  # the readers' view of the normalised text (no BOM, LF line ends)
     lines: tuple[str, ...]  # lines[0] is line 1
     front_matter: FrontMatter
     sections: tuple[Section, ...]  # every heading in document order
@@ -170,6 +200,25 @@ class Document:
     # byte-level search need not encode the text again; None otherwise, and for a document handed
     # from a worker process to another (see evalgate.run), where it would double what is sent.
     utf8: bytes | None = field(default=None, repr=False, compare=False)
+    hidden: tuple[HiddenSpan, ...] = ()  # what a reader does not see, blanked in `lines`
+    disguised: tuple[DisguisedToken, ...] = ()  # tokens with invisible or look-alike characters
+    file_lines: tuple[str, ...] | None = field(default=None, repr=False)  # when `lines` differ
+
+    def file_line(self, line: int) -> str:
+        """The file's own text of 1-based `line` (what `line_text` gives, before the readers' view),
+        or '' when out of range."""
+        lines = self.file_lines if self.file_lines is not None else self.lines
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+    @cached_property
+    def altered_lines(self) -> frozenset[int]:
+        """The lines whose text the checks read differs from the file's: a column on them is not the
+        file's column (an edit by column, as `evalgate fix` makes, must leave them alone)."""
+        if self.file_lines is None:
+            return frozenset()
+        return frozenset(
+            n for n, (a, b) in enumerate(zip(self.lines, self.file_lines, strict=True), 1) if a != b
+        )
 
     def find_section(self, key: str, *, under: Section | None = None) -> Section | None:
         """The first section whose normalised title equals `key` (or starts with it followed by a

@@ -26,7 +26,9 @@ from typing import Any
 
 import yaml
 
+from evalgate.document.disguise import may_hold, undisguised
 from evalgate.document.findings import attach
+from evalgate.document.hidden import blanked, hidden_spans
 from evalgate.document.model import Document, DocumentError, FrontMatter, Section
 from evalgate.document.scan import scan_lines
 from evalgate.yamlsafe import MAX_NESTING, nests_deeper, safe_load
@@ -109,6 +111,26 @@ def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> D
     front = parse_front_matter(lines)
     first_body = front.end_line + 1 if front.end_line else 1
     scan = scan_lines(lines, first_body)
+    # The readers' view (evalgate.document.hidden, .disguise): the lines the checks read are the
+    # file's with what a reader never sees blanked and disguised tokens read as readers read them;
+    # lines and their numbers stay the file's. Most files need neither (two quick tests).
+    hidden = hidden_spans(text, lines, first_body, scan)
+    disguised: tuple = ()
+    file_lines = None
+    if hidden or may_hold(text, utf8):
+        file_lines = lines
+        view = blanked(lines, hidden) if hidden else list(lines)
+        if may_hold(text, utf8):
+            view, found = undisguised(tuple(view), first_body)
+            disguised = tuple(found)
+        lines = tuple(view)
+        if lines == file_lines:
+            file_lines = None
+        else:
+            text = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+            utf8 = None
+            if hidden:  # what looked like headings or fences inside a comment is gone
+                scan = scan_lines(lines, first_body)
     sections = build_sections(lines, scan.headings)
     doc = Document(
         path=path,
@@ -118,6 +140,9 @@ def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> D
         sections=sections,
         code_blocks=scan.code_blocks,
         utf8=utf8,
+        hidden=hidden,
+        disguised=disguised,
+        file_lines=file_lines,
     )
     return attach(doc)
 

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# The title is the rest of the line, its end spaces stripped in Python: a lazy `(.*?)` before
+# `[ \t]*$` tried the end at every character, quadratic in a run of inner spaces.
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE_LEAD = frozenset("`~")
 _SETEXT_LEAD = frozenset("=-")
@@ -37,35 +38,80 @@ _BULLETS = frozenset("-*+")
 # What may follow a bullet and its space in a thematic break (`- - -`, `-  -  -`): more of the
 # same character, or spaces and tabs between them. After anything else the line is no break.
 _BREAK_GAP = {c: frozenset(c + " \t") for c in "-*+"}
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"(\*\*|__|`|\*|(?<!\w)_|_(?!\w))")
 
 
 @dataclass(frozen=True)
 class LineScan:
-    """What the line scan found: headings as (line, level, title) and code block line spans."""
+    """What the line scan found: headings as (line, level, title), code block line spans, and the
+    HTML comments that start a block (`<!--` first on a line) as (line, column, end line, end column),
+    the end column one past the closing `-->` (an unclosed comment runs to the end of the file)."""
 
     headings: tuple[tuple[int, int, str], ...]
     code_blocks: tuple[tuple[int, int], ...]
+    comment_blocks: tuple[tuple[int, int, int, int], ...] = ()
 
 
 @lru_cache(maxsize=4096)  # the template's headings recur in every item
 def heading_title(raw: str) -> str:
     """Heading text with its closing `#`s, links and emphasis/code markers removed."""
-    # Each pattern is applied only where its one required text is: most headings have none.
-    text = (_ATX_CLOSE.sub("", raw) if raw.rstrip(" \t").endswith("#") else raw).strip()
+    # Each step is taken only where its one required text is: most headings have none.
+    text = _without_closing_hashes(raw).strip()
     if "](" in text:
-        text = _LINK.sub(r"\1", text)
+        text = strip_links(text)
     if "*" in text or "_" in text or "`" in text:
         text = _MARKUP.sub("", text)
     return text.strip()
+
+
+def _without_closing_hashes(raw: str) -> str:
+    """`re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", raw)`: a closing run of `#`s, with the spaces around it,
+    removed when it is the whole text or spaces come before it. Done from the end: the regex tried
+    every position of a run of spaces, quadratic in its length."""
+    end = raw.rstrip(" \t")
+    head = end.rstrip("#")
+    if len(head) == len(end):  # no closing `#`
+        return raw
+    if not head or head[-1] in " \t":
+        return head.rstrip(" \t")
+    return raw  # `C#`: the hashes are part of the title
+
+
+def strip_links(text: str) -> str:
+    r"""`re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)`: each inline link (or image) replaced by
+    its text, in linear time. The regex tried every `[` and ran to the next `]` from each, quadratic
+    in a run of `[` after `](`; every `[` before the same `]` succeeds or fails alike, so one try per
+    `]` does."""
+    out: list[str] = []
+    done = search = 0
+    while (start := text.find("[", search)) >= 0:
+        close = text.find("]", start + 1)
+        if close < 0:
+            break
+        if not text.startswith("(", close + 1):
+            search = close + 1
+            continue
+        end = text.find(")", close + 2)
+        if end < 0:
+            break  # no `)` after this `](`: none after a later one either
+        if start > done and text[start - 1] == "!":
+            start -= 1
+        out.append(text[done:start])
+        out.append(text[text.index("[", start) + 1 : close])
+        done = search = end + 1
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 @lru_cache(maxsize=4096)  # the template's heading lines recur in every item
 def atx_heading(line: str) -> tuple[int, str] | None:
     """(level, title) when the line is an ATX heading (`## Title ##`), else None."""
     heading = _ATX.match(line)
-    return (len(heading.group(1)), heading_title(heading.group(2) or "")) if heading else None
+    if heading is None:
+        return None
+    return len(heading.group(1)), heading_title((heading.group(2) or "").rstrip(" \t"))
 
 
 def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True) -> LineScan:
@@ -81,13 +127,21 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
     prev_blank = True
     prev_paragraph = False  # the previous line could be a setext heading's text
     para_start = 0  # the first line of that paragraph
-    quick = shortcuts  # shortcuts on, and no fence or indented code block open
+    quick = shortcuts  # shortcuts on, and no fence, indented code block or comment open
+    comments: list[tuple[int, int, int, int]] = []
+    comment: tuple[int, int] | None = None  # an open comment block's (line, column) of its `<!--`
     for number, line in enumerate(lines[first - 1 :], first):
         if not line:
             # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
-            # fence or an indented block it changes nothing
-            if fence is None and indented_start is None:
+            # fence, an indented block or a comment it changes nothing
+            if fence is None and indented_start is None and comment is None:
                 prev_blank, prev_paragraph = True, False
+            continue
+        if comment is not None:
+            close = line.find("-->")
+            if close >= 0:
+                comment = _close_comments(comments, comment, number, line, close)
+                quick = shortcuts and comment is None
             continue
         if quick:
             # Shortcuts for the lines most items are made of, each doing exactly what the general
@@ -168,6 +222,18 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
         # that character (after spaces) says which of them can match; most lines are list items or
         # table rows that none can.
         lead = line.lstrip(" ")[:1]
+        if lead == "<" and line.startswith("<!--", len(line) - len(line.lstrip(" "))):
+            # CommonMark's HTML block of type 2: it runs to the first line holding `-->` (this one
+            # too: `<!-->` closes itself), and a reader sees none of the comment
+            at = len(line) - len(line.lstrip(" "))
+            if at < 4 + (4 if in_list else 0):
+                close = line.find("-->", at + 2)
+                comment = (number, at)
+                if close >= 0:
+                    comment = _close_comments(comments, comment, number, line, close)
+                quick = shortcuts and comment is None
+                prev_blank, prev_paragraph = False, False
+                continue
         match = _FENCE_OPEN.match(line) if lead in _FENCE_LEAD else None
         if match and len(match.group("indent")) < 4 + (4 if in_list else 0):
             marker = match.group("fence")
@@ -214,7 +280,25 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
         code.append((fence[2], len(lines)))
     if indented_start is not None:
         code.append(_trim_blank(lines, indented_start, len(lines)))
-    return LineScan(tuple(headings), tuple(code))
+    if comment is not None:  # an unclosed comment hides the rest of the document
+        comments.append((*comment, len(lines), len(lines[-1])))
+    return LineScan(tuple(headings), tuple(code), tuple(comments))
+
+
+def _close_comments(
+    comments: list[tuple[int, int, int, int]], comment: tuple[int, int], number: int, line: str, close: int
+) -> tuple[int, int] | None:
+    """Record the comment that `-->` at `close` of line `number` ends; the rest of that line is raw
+    HTML, where another `<!--` opens a comment again: returned open when nothing closes it there."""
+    while True:
+        comments.append((*comment, number, close + 3))
+        again = line.find("<!--", close + 3)
+        if again < 0:
+            return None
+        comment = (number, again)
+        close = line.find("-->", again + 2)
+        if close < 0:
+            return comment
 
 
 def closes_fence(line: str, char: str, length: int) -> bool:

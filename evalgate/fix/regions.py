@@ -24,7 +24,9 @@ from evalgate.document import Document
 from evalgate.document.scan import scan_lines
 
 _QUOTE = re.compile(r"^(?: {0,3}> ?)+")
-_CONTAINER_HEADING = re.compile(r"^(?: {0,3}(?:>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+))+#{1,6}(?:[ \t]|$)")
+# Possessive: a marker's spaces could go to it or to the next marker's indent, and every split of
+# `-  -  -  ...` was tried (exponential); giving spaces back never helps a marker that follows.
+_CONTAINER_HEADING = re.compile(r"^(?: {0,3}(?:>[ \t]?+|[-*+][ \t]++|\d{1,9}[.)][ \t]++))++#{1,6}(?:[ \t]|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _LIST_ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])( +|$)")
 _HTML_START = re.compile(r"^ {0,3}<(?:[A-Za-z][A-Za-z0-9-]*|/[A-Za-z]|!|\?)")

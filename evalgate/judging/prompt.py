@@ -25,7 +25,7 @@ from jinja2 import meta
 from jinja2.sandbox import SandboxedEnvironment
 
 import evalgate
-from evalgate.document import Document
+from evalgate.document import Document, shown
 from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.rubric import Dimension, Policy, Rubric
 
@@ -188,8 +188,10 @@ def _contract_variables(rubric: Rubric, dims: Sequence[Dimension]) -> dict[str, 
     }
 
 
-def _document_text(document: Document | str) -> str:
-    return document if isinstance(document, str) else document.text
+def _document_text(document: Document | str) -> tuple[str, tuple[str, ...]]:
+    """The text a judge is shown and what it is told was removed: a document as a reader of the
+    rendered file reads it (evalgate.document.shown), a string as it is."""
+    return (document, ()) if isinstance(document, str) else shown(document)
 
 
 def _default_template(reply_format: ReplyFormat) -> str:
@@ -213,9 +215,12 @@ def render_judge_prompt(
     name = template or rubric.judging.template
     if template is None and fmt == "json" and name == "likert-table.md.j2":
         name = _default_template(fmt)
-    text = _document_text(document)
+    text, removed = _document_text(document)
     if rubric.inputs is not None:
-        # A structured item: the judge sees only the rubric's named parts (see judging.inputs).
+        # A structured item: the judge sees only the rubric's named parts (see judging.inputs), as
+        # written: it is YAML, not markdown a reader sees rendered.
+        if isinstance(document, Document) and document.file_lines is not None:
+            text, removed = "\n".join(document.file_lines), ()
         try:
             text = judge_view(rubric, text, document.path if isinstance(document, Document) else "input")
         except InputItemError as exc:
@@ -223,7 +228,9 @@ def render_judge_prompt(
     dims = dimension_order(rubric, seed)
     fence = fence_token(text, seed)
     variables = _contract_variables(rubric, dims)
-    variables.update(instructions=rubric.judging.instructions.strip(), document=text, fence=fence)
+    variables.update(
+        instructions=rubric.judging.instructions.strip(), document=text, fence=fence, removed=list(removed)
+    )
     rendered, sha = _render(name, variables)
     return RenderedPrompt(
         text=rendered,

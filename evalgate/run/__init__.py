@@ -1,4 +1,8 @@
-"""The pipeline in one readable function: targets -> documents -> checks -> judges -> gate -> Report."""
+"""The pipeline in one readable function: targets -> documents -> checks -> judges -> gate -> Report.
+
+Takes a Config and the inputs (files, directories, globs); gives the Report. `workers`: the
+structural pass in worker processes, each document under the run's time budget (`document-timeout`).
+"""
 
 from __future__ import annotations
 
@@ -22,13 +26,14 @@ from evalgate.rubric import Rubric, load_rubric
 from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import Future
     from multiprocessing.context import BaseContext
 
     from evalgate.judging.backends import Backend
     from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
+    from evalgate.run.workers import Workers
 
 Progress = Callable[[int, int], None]
 Each = Callable[[FileResult], object]
@@ -89,23 +94,33 @@ class _StructuralPass:
 # process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
 _Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
 
-_INSTALLED: list[_StructuralPass] = []  # in a worker process: the run's pass, sent once at its start
+
+@dataclass(frozen=True)
+class _InWorker:
+    """A worker's work: the run's pass on one target, sent back as an _Outcome (picklable, so a
+    spawned worker gets it too; a forked one inherits it)."""
+
+    task: _StructuralPass
+
+    def __call__(self, target: Target) -> _Outcome:
+        evaluated = self.task(target)
+        return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
 
 
-def _install(task: _StructuralPass) -> None:
-    """A worker's initializer: the pass (its checks and their params) arrives once per worker, not
-    pickled again with every chunk of files."""
-    _INSTALLED[:] = [task]
+def _over_budget(budget: float) -> Callable[[Target, str], _Outcome]:
+    def outcome(target: Target, why: str) -> _Outcome:
+        message = (
+            f"{target.display}: not evaluated: {why}, the time budget per document "
+            f"(document-timeout: {budget:g} s); the run went on without it"
+        )
+        return None, message, (), ()
+
+    return outcome
 
 
-def _in_worker(target: Target) -> _Outcome:
-    evaluated = _INSTALLED[0](target)
-    return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
-
-
-def _pooled(pool: ProcessPoolExecutor, targets: Sequence[Target]) -> Iterator[_Evaluated]:
-    """The targets' structural pass in the pool, in their order (each yielded when it is back)."""
-    for target, outcome in zip(targets, pool.map(_in_worker, targets, chunksize=8), strict=True):
+def _in_order(workers: Workers[Target, _Outcome], targets: Sequence[Target]) -> Iterator[_Evaluated]:
+    """The targets' structural pass in the workers, in their order (each yielded when it is back)."""
+    for target, outcome in zip(targets, workers.map(targets), strict=True):
         yield _Evaluated(target, *outcome)
 
 
@@ -140,19 +155,33 @@ _BATCH = 64
 
 
 @contextmanager
-def _structural_pool(count: int, jobs: int, task: _StructuralPass) -> Iterator[ProcessPoolExecutor | None]:
-    """Worker processes for the CPU-bound structural pass, when there are enough files to pay off;
-    each runs `task` (see `_in_worker`)."""
+def _structural_workers(
+    count: int, jobs: int, task: _StructuralPass, budget: float
+) -> Iterator[Workers | None]:
+    """Worker processes for the structural pass, each document under `budget` seconds. Forked where
+    that is safe (this process runs no other thread): one worker for a few files (a fork costs about a
+    millisecond), up to `jobs` for many. In a process with other threads, where only spawning is safe
+    (about 0.3 s a worker), workers only for a run of many files, as before the budget existed; fewer
+    files are read in this process, where the linear patterns alone bound the time."""
     workers = min(jobs, os.cpu_count() or 1)
-    if workers <= 1 or count < _POOL_THRESHOLD:
+    many = workers > 1 and count >= _POOL_THRESHOLD
+    if count == 0 or not (many or (sys.platform == "linux" and _thread_count() == 1)):
         yield None
         return
-    # imported here: a run of fewer files (a pre-commit hook, one changed file) never needs them
-    from concurrent.futures import ProcessPoolExecutor
+    from evalgate.run.workers import Workers
 
-    context = _start_method()
-    with ProcessPoolExecutor(workers, context, initializer=_install, initargs=(task,)) as pool:
+    size = workers if many else 1
+    first = [_start_method()] * size  # the first workers start by the method chosen now; one started
+    # later (after a worker was killed, maybe with judge threads running) asks again
+
+    def method() -> BaseContext:
+        return first.pop() if first else _start_method()
+
+    pool: Workers[Target, _Outcome] = Workers(size, _InWorker(task), budget, _over_budget(budget), method)
+    try:
         yield pool
+    finally:
+        pool.close()
 
 
 def _start_method() -> BaseContext:
@@ -213,19 +242,19 @@ def run(
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
-    pool_of = _structural_pool(len(targets), config.jobs, task)
+    pool_of = _structural_workers(len(targets), config.jobs, task, config.document_timeout)
     with pool_of as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
-        ahead = _pooled(pool, targets) if pool is not None and not judges else None
+        ahead = _in_order(pool, targets) if pool is not None and not judges else None
         for start in range(0, len(targets), _BATCH):
             chunk = targets[start : start + _BATCH]
             evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
             elif pool is not None:
-                evaluated = _pooled(pool, chunk)
+                evaluated = _in_order(pool, chunk)
             elif judging is not None:
                 evaluated = _submitted_first(task, judging, chunk)
             else:

@@ -1,0 +1,81 @@
+"""Issue #26's readers'-view and hang attacks through the action's entrypoint, on a real git repository
+against the contract-checked fake GitHub: a pull request adds a document that (on the code before the
+readers' view and the linear patterns) turned a failing item into a green check, or hung the job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.checks.research_item import research_item
+from tests.github.test_entrypoint import Workspace, _event, _run_action
+from tests.github.test_entrypoint import github as github
+from tests.support.github_api import FakeGitHub
+from tests.support.gitrepo import GitRepo
+
+ITEM = "Research/completed/2026-12-03-attack.md"
+
+
+def _pull_request(tmp_path: Path, document: str) -> Workspace:
+    repo = GitRepo.init(tmp_path / "workspace")
+    base = repo.commit("base", {"README.md": "# r\n"})
+    repo.checkout("feature", new=True)
+    head = repo.commit("add an item", {ITEM: document})
+    repo.checkout("main")
+    repo.checkout("pull-merge", new=True)
+    return Workspace(repo, base, head, repo.merge("feature", "Merge feature into main"))
+
+
+def _gate(tmp_path: Path, events_dir: Path, github: FakeGitHub, document: str) -> tuple[dict, dict]:
+    ws = _pull_request(tmp_path, document)
+    event = _event(events_dir, "pull_request.synchronize.22.json", ws, tmp_path)
+    run = _run_action(tmp_path, ws, "pull_request", event, github.url, sha=ws.merge)
+    assert run.results is not None and "Traceback" not in run.stderr, run.stdout + run.stderr
+    (check_run,) = github.check_runs.values()
+    assert check_run["head_sha"] == ws.head
+    (result,) = run.results["results"]
+    return result, check_run
+
+
+def _dimension(result: dict, name: str) -> dict:
+    return next(d for d in result["dimensions"] if d["id"] == name)
+
+
+def test_sections_hidden_in_an_html_comment_fail_the_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    head, body = research_item().split("\n# ", 1)
+    title, body = body.split("\n", 1)
+    blank = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n<!--\n{body}\n-->\n"
+    result, check_run = _gate(tmp_path, events_dir, github, blank)
+    assert check_run["conclusion"] == "failure"
+    assert result["verdict"] == "FAIL"
+    presence = _dimension(result, "section_presence")
+    assert presence["score"] == 1
+    assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+
+
+def test_an_acronym_written_with_a_zero_width_space_fails_the_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    disguised = research_item().replace(
+        "## Context\n", "## Context\n\nThe L\u200bLM pipeline writes the bundle.\n", 1
+    )
+    result, check_run = _gate(tmp_path, events_dir, github, disguised)
+    assert check_run["conclusion"] == "failure"
+    acronyms = _dimension(result, "acronym_expansion")
+    messages = [f["message"] for f in acronyms["findings"]]
+    assert acronyms["score"] <= 2 and acronyms["hard_fail"], messages
+    assert any("LLM used without expansion" in m for m in messages), messages
+    assert any("L<U+200B>LM" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("row", ["|" + " |" * 40 + "x"])
+def test_a_table_row_that_hung_the_job_is_evaluated(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub, row: str
+) -> None:
+    # on the exponential pattern this run never finished: no check run, and the job died at its timeout
+    sparse = research_item().replace("## Scope\n", f"## Scope\n\n{row}\n", 1)
+    result, check_run = _gate(tmp_path, events_dir, github, sparse)
+    assert result["verdict"] == "PASS" and check_run["conclusion"] == "success"

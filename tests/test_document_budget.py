@@ -1,0 +1,76 @@
+"""The per-document time budget: a document the structural pass cannot finish in `document-timeout`
+seconds is an ERROR naming it and the budget, and the run goes on with the others and reports
+normally. The patterns are linear now, so the test puts back the exponential pattern that made an
+88-byte table row hang (a deliberately broken build, as a pattern not yet found would be) and runs the
+real CLI in a fresh interpreter, where the run forks its worker: a hang would be this test's 120 s
+timeout, and the 1 s budget is what ends it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalgate.config import Config, ConfigError, parse_config
+from tests.checks.research_item import research_item
+
+ROOT = Path(__file__).resolve().parent.parent
+HANGING_ROW = "|" + " |" * 40 + "x"
+BROKEN = (
+    "import re, sys\n"
+    "import evalgate.checks.section_presence as sp\n"
+    "sp._EMPTY_MAP_ROW = re.compile("
+    "r'^\\s*\\|(?:\\s*(?:high\\s*/\\s*medium\\s*/\\s*low)?\\s*\\|)+\\s*$', re.I)\n"
+    "from evalgate.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def _items(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "a-good.md").write_text(research_item())
+    (folder / "b-hangs.md").write_text(
+        research_item().replace("## Scope\n", f"## Scope\n\n{HANGING_ROW}\n", 1)
+    )
+    (folder / "c-good.md").write_text(research_item())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the worker is forked on Linux only")
+def test_a_document_over_the_budget_is_an_error_naming_it_and_the_run_goes_on(tmp_path: Path) -> None:
+    _items(tmp_path / "items")
+    argv = [sys.executable, "-c", BROKEN, "check", "items", "--format", "json", "--document-timeout", "1"]
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    results = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+    assert [results[p]["verdict"] for p in sorted(results)] == ["PASS", "ERROR", "PASS"]
+    error = results["items/b-hangs.md"]["error"]
+    assert error.startswith("items/b-hangs.md: not evaluated: took longer than 1 s")
+    assert "document-timeout: 1 s" in error
+
+
+def test_the_same_document_is_evaluated_when_the_pattern_is_linear(tmp_path: Path) -> None:
+    _items(tmp_path / "items")
+    argv = [
+        sys.executable,
+        "-m",
+        "evalgate",
+        "check",
+        "items",
+        "--format",
+        "json",
+        "--document-timeout",
+        "30",
+    ]
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    verdicts = {r["path"]: r["verdict"] for r in json.loads(proc.stdout)["results"]}
+    assert verdicts == {"items/a-good.md": "PASS", "items/b-hangs.md": "PASS", "items/c-good.md": "PASS"}
+
+
+def test_the_budget_is_a_config_key_and_an_option() -> None:
+    assert Config().document_timeout == 10.0
+    assert parse_config("document-timeout: 2.5\n", "x.yml").document_timeout == 2.5
+    with pytest.raises(ConfigError, match="document-timeout: Input should be greater than 0"):
+        parse_config("document-timeout: 0\n", "x.yml")

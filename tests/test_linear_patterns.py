@@ -1,0 +1,81 @@
+"""Every pattern run on document text is linear: each case feeds the code that runs a pattern which
+backtracked (exponentially or quadratically) an input on which the old pattern takes minutes or never
+finishes, and the new code must finish. Each runs in its own interpreter with a hard timeout of 60 s,
+far above the well-under-a-second the linear code needs, so no machine is too slow for the test and
+a regression hangs only its own case."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+N = 200_000  # characters: the quadratic patterns took about 2e10 steps here (minutes); now ~milliseconds
+
+# (name, code run with `n` bound to N): each calls the code that applies the pattern as the run does
+CASES = {
+    # exponential in the number of cells: an 88-byte line never finished
+    "section_presence empty map row": (
+        "from evalgate.checks.section_presence import _EMPTY_MAP_ROW as p; p.match('|' + ' |' * 60 + 'x')"
+    ),
+    "section_presence empty line": (
+        "from evalgate.checks.section_presence import _EMPTY_LINE as p; p.match(' ' * n + 'x')"
+    ),
+    "heading with inner spaces": (
+        "from evalgate.document.scan import atx_heading as f; f('# a' + ' ' * n + 'b')"
+    ),
+    "heading's closing hashes": (
+        "from evalgate.document.scan import heading_title as f; f('a' + ' ' * n + 'b#')"
+    ),
+    "link in a heading": "from evalgate.document.scan import heading_title as f; f('](' + '[' * n)",
+    "Key Finding with ]( and many [": (
+        "from evalgate.checks.key_finding_word_count import claim_words as f; f('](' + '[' * n)"
+    ),
+    "Evidence Map delimiter row": (
+        "from evalgate.document.blocks import _DELIMITER_ROW as p; p.match('|---' + ' ' * n + 'x')"
+    ),
+    "claim's leading label": (
+        "from evalgate.document.findings import claim_of as f; f('[' + 'fact ' * (n // 5))"
+    ),
+    "claim's trailing label after spaces": (
+        "from evalgate.document.findings import claim_of as f; f('a' + ' ' * n + 'b [fact]')"
+    ),
+    "claim's trailing label, many [label": (
+        "from evalgate.document.findings import claim_of as f; f('[fact ' * (n // 6) + '] x ]')"
+    ),
+    "claim's Sources tail": (
+        "from evalgate.document.findings import claim_of as f; f('Source: a' + ' ' * n + 'sourcex')"
+    ),
+    "source title link text": (
+        "from evalgate.checks.acronym_expansion import _LINK_TEXT as p; list(p.finditer('[' * n))"
+    ),
+    "glossary (ABBR)": (
+        "from evalgate.checks.glossary import _PAREN as p; list(p.finditer('(A' + 'B' * n + 'x'))"
+    ),
+    "acronym prose link target": "from evalgate.checks.acronym_prose import prose_line as f; f('](' * n)",
+    "fix's heading in a container": (
+        "from evalgate.fix.regions import _CONTAINER_HEADING as p; p.match('-  ' * 60 + 'x')"
+    ),
+    "inline comments and code spans": (
+        "from evalgate.document import parse_document as f; f('# T\\n\\n' + '`<!--' * (n // 5) + '\\n')"
+    ),
+    "a whole document of the above": (
+        "from evalgate.document import parse_document; from evalgate.checks import registry\n"
+        "d = parse_document('# a' + ' ' * n + 'b\\n\\n## Findings\\n\\n### Key Findings\\n\\n1. ](' + '[' * n"
+        " + '\\n\\n### Evidence Map\\n\\n| a | b |\\n|---' + ' ' * n"
+        " + 'x\\n\\n## Scope\\n\\n|' + ' |' * 60 + 'x\\n')\n"
+        "[check(d, None) for check in registry().values()]"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_pattern_finishes_on_its_worst_input(name: str) -> None:
+    code = f"n = {N}\n{CASES[name]}\nprint('done')\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-2000:]
