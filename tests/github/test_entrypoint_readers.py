@@ -10,7 +10,6 @@ import pytest
 
 from tests.checks.research_item import research_item
 from tests.github.test_entrypoint import Workspace, _event, _run_action
-from tests.github.test_entrypoint import github as github
 from tests.support.github_api import FakeGitHub
 from tests.support.gitrepo import GitRepo
 
