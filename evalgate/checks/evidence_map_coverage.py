@@ -35,6 +35,7 @@ _LABEL = re.compile(r"^\s*(?:\*\*|__)?\[(?:fact|inference|assumption)\b", re.I)
 _BARE_URL = re.compile(
     r"(?<![\w@/.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}/[^\s|<>\"'()\[\],;]", re.I
 )
+_ARXIV_ID = re.compile(r"\barxiv:\s?(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})", re.I)
 # A Key Finding named by number in a claim cell.
 _FINDING_ID = re.compile(r"(?<![\w-])(?:KF|(?:key\s+)?findings?)\s*[-#]?\s*(\d{1,3})(?!\d)", re.I)
 _WORD = re.compile(r"[a-z0-9]{2,}")
@@ -199,15 +200,22 @@ def match_rows(
 
 def named_findings(claim: str) -> set[int]:
     """The Key Finding numbers a claim cell names (`KF3`, `Key Finding 3`, `Finding 3`)."""
-    if "f" not in claim and "F" not in claim:
+    lowered = claim.lower()  # most claims name none: the pattern only runs where it can match
+    if "kf" not in lowered and "finding" not in lowered:
         return set()
     return {int(m.group(1)) for m in _FINDING_ID.finditer(claim)}
 
 
 def is_source_backed(cell: str) -> bool:
     """A source cell carries at least one URL or DOI: a URL may be written without its scheme
-    (`arxiv.org/abs/2305.19118`), a host and a path; a bare site name (`fly.io`) is not one."""
-    return bool(URL.search(cell) or DOI.search(cell) or ("/" in cell and _BARE_URL.search(cell)))
+    (`arxiv.org/abs/2305.19118`), a host and a path; a bare site name (`fly.io`) is not one. An
+    arXiv identifier (`arXiv:2404.16130`) names its paper as a DOI does."""
+    return bool(
+        URL.search(cell)
+        or DOI.search(cell)
+        or ("/" in cell and _BARE_URL.search(cell))
+        or ("rxiv" in cell.lower() and _ARXIV_ID.search(cell))
+    )
 
 
 def check(document: Document, params: EvidenceMapCoverageParams | None = None) -> CheckOutcome:
