@@ -32,16 +32,24 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem a dimension found, anchored to 1-based lines of the original file."""
+    """One problem a dimension found, anchored to 1-based lines of the original file.
+
+    A notice (`notice=True`) is worth a reader's look but did not lower the score: a check reports
+    it beside its findings (e.g. a Sources box that contradicts the body), and reports show it as a
+    notice (the check run's `notice` annotation level, SARIF `note`), whatever the dimension scored.
+    """
 
     line: int
     message: str
     end_line: int | None = None
+    notice: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "message": self.message}
         if self.end_line is not None and self.end_line != self.line:
             out["end_line"] = self.end_line
+        if self.notice:
+            out["level"] = "notice"
         return out
 
 

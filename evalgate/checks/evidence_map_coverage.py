@@ -9,6 +9,11 @@ Findings still unmatched then take the unused rows in document order when they s
 ORDER_THRESHOLD (`order_threshold`) of their words. A finding left without a row is reported on its own line.
 Counting backs this up: with fewer rows than findings, at least the difference is uncovered
 whatever the words say.
+
+Before any of that, a row whose claim cell names Key Findings by number (`KF3`, `KF-3`, `KF#3`,
+`Key Finding 3`, `Finding 3`, `KF1/KF2`) is that finding's row, whatever its words: some items
+write the claim cell as the id alone. A number with no such finding names nothing, and the row is
+matched by its words like any other. A bare `F3` is not read as an id (`F1` is also a score).
 """
 
 from __future__ import annotations
@@ -26,6 +31,13 @@ DEFAULTS = EvidenceMapCoverageParams()
 MATCH_THRESHOLD = DEFAULTS.match_threshold
 ORDER_THRESHOLD = DEFAULTS.order_threshold
 _LABEL = re.compile(r"^\s*(?:\*\*|__)?\[(?:fact|inference|assumption)\b", re.I)
+# A URL written without a scheme: a host (labels and a top-level domain of letters) and a path.
+_BARE_URL = re.compile(
+    r"(?<![\w@/.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}/[^\s|<>\"'()\[\],;]", re.I
+)
+_ARXIV_ID = re.compile(r"\barxiv:\s?(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})", re.I)
+# A Key Finding named by number in a claim cell.
+_FINDING_ID = re.compile(r"(?<![\w-])(?:KF|(?:key\s+)?findings?)\s*[-#]?\s*(\d{1,3})(?!\d)", re.I)
 _WORD = re.compile(r"[a-z0-9]{2,}")
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _STOP = frozenset(
@@ -148,8 +160,16 @@ def match_rows(
     order_threshold: float = ORDER_THRESHOLD,
 ) -> dict[int, EvidenceRow]:
     """Key Finding number -> its Evidence Map row, for the findings that have one."""
-    kf_words = {kf.number: content_words(kf.claim) for kf in key_findings}
-    row_words = [content_words(row.claim) for row in rows]
+    matched: dict[int, EvidenceRow] = {}
+    used: set[int] = set()
+    numbers = {kf.number for kf in key_findings}
+    for i, row in enumerate(rows):  # rows that name their findings by number
+        for number in named_findings(row.claim) & numbers:
+            if number not in matched:
+                matched[number] = row
+                used.add(i)
+    kf_words = {kf.number: content_words(kf.claim) for kf in key_findings if kf.number not in matched}
+    row_words = [content_words(row.claim) if i not in used else frozenset() for i, row in enumerate(rows)]
     pairs: list[tuple[float, int, int]] = []
     # Every finding meets every row (~40,000 pairs over the corpus): the rows' sizes are taken
     # once, and rows or findings without content words never pair.
@@ -163,8 +183,6 @@ def match_rows(
             if share >= match_threshold:
                 pairs.append((share, number, i))
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
-    matched: dict[int, EvidenceRow] = {}
-    used: set[int] = set()
     for _share, number, i in pairs:
         if number not in matched and i not in used:
             matched[number] = rows[i]
@@ -180,9 +198,24 @@ def match_rows(
     return matched
 
 
+def named_findings(claim: str) -> set[int]:
+    """The Key Finding numbers a claim cell names (`KF3`, `Key Finding 3`, `Finding 3`)."""
+    lowered = claim.lower()  # most claims name none: the pattern only runs where it can match
+    if "kf" not in lowered and "finding" not in lowered:
+        return set()
+    return {int(m.group(1)) for m in _FINDING_ID.finditer(claim)}
+
+
 def is_source_backed(cell: str) -> bool:
-    """A source cell carries at least one URL or DOI."""
-    return bool(URL.search(cell) or DOI.search(cell))
+    """A source cell carries at least one URL or DOI: a URL may be written without its scheme
+    (`arxiv.org/abs/2305.19118`), a host and a path; a bare site name (`fly.io`) is not one. An
+    arXiv identifier (`arXiv:2404.16130`) names its paper as a DOI does."""
+    return bool(
+        URL.search(cell)
+        or DOI.search(cell)
+        or ("/" in cell and _BARE_URL.search(cell))
+        or ("rxiv" in cell.lower() and _ARXIV_ID.search(cell))
+    )
 
 
 def check(document: Document, params: EvidenceMapCoverageParams | None = None) -> CheckOutcome:
@@ -195,8 +228,11 @@ def check(document: Document, params: EvidenceMapCoverageParams | None = None) -
     findings: list[Finding] = []
     matched = match_rows(document.key_findings, rows, p.match_threshold, p.order_threshold)
     unmatched = [kf for kf in document.key_findings if kf.number not in matched]
-    # Counting is the floor: n findings and n-1 rows leave one uncovered whatever the words say.
-    missing = max(len(unmatched), len(document.key_findings) - len(rows))
+    # Counting is the floor: n findings and n-1 rows leave one uncovered whatever the words say
+    # (a row that names several findings by number covers each of them).
+    numbers = {kf.number for kf in document.key_findings}
+    capacity = len(rows) + sum(max(0, len(named_findings(r.claim) & numbers) - 1) for r in rows)
+    missing = max(len(unmatched), len(document.key_findings) - capacity)
     for kf in unmatched:
         findings.append(
             Finding(

@@ -1,94 +1,327 @@
-"""source_consultation: the Sources checklist marks each source consulted, and consulted sources are cited.
+"""source_consultation: every listed source is consulted or says why not, and every URL cited
+inline has an entry in Sources (the protocol's rule 2d1).
 
-A source is consulted when its checkbox is `[x]` (or `[X]`); `[ ]` and a plain bullet without a box
-are not marked consulted. A consulted source is cited when one of its URLs appears in Research
-Skill Output or Findings: the URL without its scheme, leading `www.`, trailing `/` and `#fragment`
-is found, lower-cased, in that text, so `http://x.org/a/` cites `https://www.x.org/a`.
+The protocol asks the researcher to check every source the item lists ("Sources (starting points --
+check all of them)", research-prompt.md) and, before the draft commit, to give every URL cited
+inline across Research Skill Output and Findings an entry in `## Sources` (rule 2d1). The template
+lists sources as `- [ ]` boxes, ticked when consulted. So, for each entry of Sources (its
+subsections included):
+
+- it is consulted when its box is ticked (`[x]`) or when the body (Research Skill Output and
+  Findings) cites it, addresses compared as `source_citations` says;
+- an entry not consulted is allowed when the document says why: its text holds a `reasons` phrase
+  ("checked, but ... was not used", "returned 403 in this session", ...), it sits under a heading or
+  label line holding a `not_consulted_labels` phrase ("Identified but not consulted:"), the body
+  lists it as a `[ ]` item or names it only in notes on a failed access (`access_notes`), or a
+  consulted entry names the same work;
+- otherwise it is a finding on its line, and lowers the score. So is an entry with no URL, DOI or
+  arXiv identifier (the template: "Every source must include a URL").
+
+A box that contradicts the body is a notice, which does not lower the score: `[ ]` on a source the
+body cites (unless the entry says why it was not consulted), `[x]` on one whose URL it never cites,
+`[x]` under a "not consulted" label.
+
+Rule 2d1: each distinct URL cited inline in Research Skill Output or Findings with no Sources entry
+is a finding on the first line that cites it; a page under a listed address is that source's, and a
+link to the item itself or a URL named only in access notes is no citation. The score is the lower
+of the two parts' anchors (docs/checks.md).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from evalgate.checks import CheckOutcome
-from evalgate.document import Document, Section, SourceEntry
-from evalgate.document.asciifold import ascii_lowered
+from evalgate.checks.source_citations import (
+    Body,
+    identifier_keys,
+    normalise_url,
+    source_keys,
+    top_section,
+    url_key,
+)
+from evalgate.checks.source_reasons import (
+    ACCESS_NOTES,
+    NOT_CONSULTED_LABELS,
+    REASONS,
+    Phrases,
+    phrase_pattern,
+)
+from evalgate.document import Document, SourceEntry
+from evalgate.document.scan import THEMATIC_BREAK
 from evalgate.results import Finding
+from evalgate.rubrics.params import SourceConsultationParams
+
+__all__ = ["check", "normalise_url", "score"]
+
+DEFAULTS = SourceConsultationParams()
+_TEMPLATE = "(the template asks every source for one)"
+_LABEL_MARKUP = re.compile(r"^\s{0,3}(?:#{1,6}\s+)?|[*_`]+")
+_TEMPLATE_URL = re.compile(r"url\d*")
+_LINK_TEXT = re.compile(r"\s*\[([^\]]+)\]\(")
+_WORD = re.compile(r"[a-z0-9]+")
 
 
-def normalise_url(url: str) -> str:
-    """A URL reduced to what identifies the page, for matching citations."""
-    u = url.strip().lower()
-    for scheme in ("https://", "http://"):
-        if u.startswith(scheme):
-            u = u[len(scheme) :]
-    if u.startswith("www."):
-        u = u[4:]
-    return u.split("#", 1)[0].rstrip("/")
+@dataclass(frozen=True)
+class _Entry:
+    """A Sources entry as this check sees it."""
+
+    source: SourceEntry
+    keys: frozenset[str]  # what cites it: its URLs' keys and the identifiers it states
+    label: str | None  # the heading or label line it sits under, if any
+    cited_at: int | None  # the first body line that cites it
+    # the body records it as not consulted: a `[ ]` item lists it, or it is named only in notes on a
+    # failed access
+    explained_in_body: bool
 
 
-def _citing_raw(document: Document) -> str:
-    """Research Skill Output and Findings, as written."""
-    parts = []
-    for key in ("research skill output", "findings"):
-        section = _top(document, key)
-        if section is not None:
-            parts.append("\n".join(document.lines[section.line : section.end_line]))
-    return "\n".join(parts)
+def _entries(document: Document, body: Body, notes: Phrases) -> list[_Entry]:
+    """The Sources entries that name a source, with their keys, their label and where the body
+    first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
+    and an item that only heads a nested list (`- Related prior research:`).
+
+    An entry's label is the last heading or paragraph line between the previous entry (or the
+    section's heading) and it; entries after it share it until another label line, and a thematic
+    break (`---`) ends it."""
+    out: list[_Entry] = []
+    section = document.sources_section
+    previous_end = section.line if section is not None else 0
+    label: str | None = None
+    for source in document.sources:
+        for number in range(previous_end + 1, source.line):
+            line = document.lines[number - 1]
+            if line.strip():
+                label = (
+                    None if THEMATIC_BREAK.match(line) else _LABEL_MARKUP.sub("", line).strip(" :") or None
+                )
+        previous_end = max(previous_end, source.end_line)
+        if _is_template_example(source) or (source.end_line > source.line and source.text.endswith(":")):
+            continue
+        urls = {url_key(u) for u in source.urls}
+        identifiers = identifier_keys(source.text)
+        normalised = [normalise_url(u) for u in source.urls]
+        # where the body cites one of its URLs as such, else quotes it (inside another address),
+        # else writes a DOI or arXiv identifier it states: the first line found that way
+        cited = [at for key in urls if (at := body.url_line(key)) is not None]
+        if not cited:
+            cited = [at for u in normalised if (at := body.find(u)) is not None]
+        if not cited:
+            cited = [at for key in identifiers if (at := body.identifier_line(key)) is not None]
+        explained = any(body.lists_unticked(u) for u in normalised)
+        if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
+            cited, explained = [], True
+        out.append(
+            _Entry(source, frozenset(urls | identifiers), label, min(cited) if cited else None, explained)
+        )
+    return out
 
 
-class _Cited:
-    """Whether a normalised URL occurs in Research Skill Output and Findings, lower-cased (a substring
-    test: cheaper than extracting every URL of a 100 KB item). A normalised URL has no scheme, `www.`,
-    trailing `/` or fragment, so it is a substring of every way of writing the same page's URL
-    (`https://www.x.org/a/#b` holds `x.org/a`). Answered on UTF-8 bytes for ASCII URLs (see
-    `evalgate.document.asciifold`), and on the lower-cased text only for a URL that is not ASCII."""
-
-    def __init__(self, document: Document) -> None:
-        self.raw = _citing_raw(document)
-        self.ascii = ascii_lowered(self.raw)
-        self.text: str | None = None
-
-    def __contains__(self, url: str) -> bool:
-        if self.ascii is not None and url.isascii():
-            return url.encode("ascii") in self.ascii
-        if self.text is None:
-            self.text = self.raw.lower()
-        return url in self.text
+def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
+    """The first body line that names one of these (normalised) URLs and is no note on a failed
+    access; 0 when the body names them only in such notes; None when it does not name them."""
+    lines = sorted(mention for url in urls for mention in body.mentions(url))
+    if not lines:
+        return None
+    return next((number for number, text in lines if not notes.search(text)), 0)
 
 
-def _top(document: Document, key: str) -> Section | None:
-    matches = [s for s in document.sections if s.key == key]
-    return min(matches, key=lambda s: (s.level, s.line)) if matches else None
+def _is_template_example(source: SourceEntry) -> bool:
+    """The template's example entries point at `https://url` (`url1`, `url2`)."""
+    return bool(source.urls) and all(_TEMPLATE_URL.fullmatch(normalise_url(u)) for u in source.urls)
 
 
-def check(document: Document, params: None = None) -> CheckOutcome:
-    """Score how many sources are marked consulted and whether those are cited (anchors 1-5)."""
-    sources = document.sources
-    if not sources:
-        line = document.sources_section.line if document.sources_section else 1
-        return CheckOutcome(1, (Finding(line, "no Sources list found"),))
+def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:
+    """Whether a consulted entry names the same work under a longer or equal title (`Fagan (1976)
+    Design and Code Inspections ...` and `..., IBM reprint`): the work was consulted through the
+    other copy. Titles of at least four words compare word by word."""
+    words = _title_words(entry.source)
+    if len(words) < 4:
+        return False
+    for other in consulted:
+        theirs = _title_words(other.source)
+        if len(theirs) >= 4 and (theirs[: len(words)] == words or words[: len(theirs)] == theirs):
+            return True
+    return False
+
+
+def _title_words(source: SourceEntry) -> list[str]:
+    link = _LINK_TEXT.match(source.text)
+    return _WORD.findall((link.group(1) if link else source.text).lower())
+
+
+def check(document: Document, params: SourceConsultationParams | None = None) -> CheckOutcome:
+    """Score whether each source was consulted or says why not, and rule 2d1 (anchors 1-5)."""
+    p = params or DEFAULTS
+    section = document.sources_section
+    if section is None:
+        return CheckOutcome(1, (Finding(1, "no ## Sources section found"),))
+    reasons = phrase_pattern(p.reasons if p.reasons is not None else REASONS)
+    labels = phrase_pattern(
+        p.not_consulted_labels if p.not_consulted_labels is not None else NOT_CONSULTED_LABELS
+    )
+    notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
+    body = Body(document)
+    entries = _entries(document, body, notes)
+    if not entries:
+        return CheckOutcome(1, (Finding(section.line, "the Sources section lists no sources"),))
     findings: list[Finding] = []
-    unchecked = [s for s in sources if not s.checked]
-    for s in unchecked:
-        box = "an unchecked [ ] box" if s.checked is False else "no [x] box"
-        findings.append(Finding(s.line, f"source has {box}, so it is not marked consulted: {_name(s)}"))
-    checked = [s for s in sources if s.checked]
-    if not checked:
+    consulted = [e for e in entries if e.source.checked or e.cited_at is not None]
+    unexplained = 0
+    for entry in entries:
+        source, name = entry.source, _name(entry.source)
+        listed_unconsulted = entry.label is not None and labels.search(entry.label)
+        if source.checked or entry.cited_at is not None:
+            # an unticked entry that says why it was not consulted keeps its own account, though
+            # the body names its URL (often only as what another source links to): no notice
+            said = not source.checked and (listed_unconsulted or reasons.search(_text_without_urls(source)))
+            findings.extend(_notices(entry, listed_unconsulted, name, said))
+            if not entry.keys:  # consulted, say the box, but nothing to check it by
+                unexplained += 1
+                findings.append(
+                    Finding(source.line, f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}")
+                )
+            continue
+        if (
+            listed_unconsulted
+            or entry.explained_in_body
+            or reasons.search(_text_without_urls(source))
+            or _same_work(entry, consulted)
+        ):
+            continue  # not consulted, and the document says why (or consulted it as another copy)
+        unexplained += 1
+        box = "its box is unticked" if source.checked is False else "it has no [x] box"
+        cited = (
+            "its URL is cited nowhere in Research Skill Output or Findings"
+            if entry.keys
+            else f"it has no URL {_TEMPLATE}"
+        )
+        why = f"{box}, {cited}, and it gives no reason for not consulting it"
+        findings.append(Finding(source.line, f"source not shown consulted: {why}: {name}"))
+    unlisted = _unlisted(document, body, notes, findings)
+    if not consulted:
         return CheckOutcome(1, tuple(findings))
-    cited = _Cited(document)
-    uncited = [s for s in checked if not any(normalise_url(u) in cited for u in s.urls)]
-    for s in uncited:
-        why = "has no URL" if not s.urls else "is never cited in Research Skill Output or Findings"
-        findings.append(Finding(s.line, f"consulted source {why}: {_name(s)}"))
-    return CheckOutcome(score(len(unchecked), len(uncited), len(checked)), tuple(findings))
+    return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
 
 
-def score(unchecked: int, uncited: int, checked: int) -> int:
-    """The anchor for a list with these counts (at least one source checked)."""
-    if unchecked >= 2 or uncited * 2 > checked:
+def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool) -> list[Finding]:
+    """Notices for a consulted entry whose box contradicts the body (they do not lower the score)."""
+    source = entry.source
+    out = []
+    if source.checked is False and entry.cited_at is not None and not said_why:
+        out.append(f"the box is unticked, but the source is cited on line {entry.cited_at}: {name}")
+    if source.checked and entry.cited_at is None and entry.keys:
+        out.append(
+            f"the box is ticked, but its URL is cited nowhere in Research Skill Output or Findings: {name}"
+        )
+    if source.checked and listed_unconsulted:
+        out.append(f"the box is ticked, but the source is listed under '{entry.label}': {name}")
+    return [Finding(source.line, message, notice=True) for message in out]
+
+
+def _unlisted(document: Document, body: Body, notes: Phrases, findings: list[Finding]) -> int:
+    """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
+    in notes on a failed access is not cited); how many there are."""
+    urls: set[str] = set()
+    identifiers: set[str] = set()
+    for source in document.sources:
+        urls.update(url_key(u) for u in source.urls)
+        identifiers.update(identifier_keys(source.text))
+    related: set[str] | None = None
+    own = _own_name(document)
+    count = 0
+    under = _paths_under(urls)
+    for citation in body.citations:
+        key = url_key(citation.url)
+        if key in urls or key.split("?", 1)[0] in urls or _is_under(key, under):
+            continue  # listed, or a query on (or a page under) a listed address
+        if identifier_keys(citation.url) & identifiers:
+            continue
+        if own and _names_item(citation.url, own):
+            continue  # the item's own file or page (its backlog or in-progress copy): not a source
+        line = _cited_outside_notes(body, [normalise_url(citation.url)], notes)
+        if line == 0:
+            continue  # named only in notes on a failed access
+        count += 1
+        if related is None:
+            related = _related_keys(document)
+        where = " (it is listed under ## Related, not Sources)" if source_keys(citation.url) & related else ""
+        findings.append(
+            Finding(
+                line or citation.line,  # the first line citing it outside notes on a failed access
+                f"{citation.url} is cited here but has no entry in ## Sources{where} (rule 2d1)",
+            )
+        )
+    return count
+
+
+def _paths_under(urls: set[str]) -> tuple[str, ...]:
+    """The listed addresses a cited URL may sit under (`oecd.ai/en/incidents` for
+    `oecd.ai/en/incidents/2024-11-21-aada`): those with a path, not a bare host, which would hold
+    every page of a site; longest first, each with its `/`."""
+    return tuple(sorted((u + "/" for u in urls if "/" in u.split("?", 1)[0]), key=len, reverse=True))
+
+
+def _is_under(key: str, under: tuple[str, ...]) -> bool:
+    """Whether a cited URL is a page under a listed address: its entry is that source's."""
+    return key.startswith(under) if under else False
+
+
+def _own_name(document: Document) -> str:
+    """The item's file name without `.md`, lower-cased ('' when it has no path)."""
+    name = document.path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name[:-3] if name.endswith(".md") else ""
+
+
+def _names_item(url: str, own: str) -> bool:
+    """Whether a URL's last path segment is the item's own file or page (`own.md`, `own.html`)."""
+    last = url_key(url).rsplit("/", 1)[-1].split("?", 1)[0]
+    return last in (own + ".md", own + ".html", own)
+
+
+def _related_keys(document: Document) -> set[str]:
+    """The keys of the URLs in a top-level `## Related` section (some items list cited companion
+    items there instead of in Sources; a finding says so)."""
+    section = top_section(document, "related")
+    if section is None:
+        return set()
+    from evalgate.document.findings import urls_in
+
+    keys: set[str] = set()
+    for line in document.lines[section.line : section.end_line]:
+        for url in urls_in(line):
+            keys.update(source_keys(url))
+    return keys
+
+
+def _text_without_urls(source: SourceEntry) -> str:
+    text = source.text
+    for url in source.urls:
+        text = text.replace(url, " ")
+    return text
+
+
+def score(unexplained: int, sources: int, unlisted: int, cited: int) -> int:
+    """The anchor (some source consulted) for `unexplained` of the `sources` entries that are
+    neither consulted nor explained, or have no URL, and `unlisted` of the `cited` distinct URLs
+    cited inline that have no Sources entry: the lower of the two parts' anchors."""
+    return min(_listing_anchor(unexplained, sources), _completeness_anchor(unlisted, cited))
+
+
+def _listing_anchor(unexplained: int, sources: int) -> int:
+    if unexplained * 2 > sources:
         return 2
-    if unchecked == 1 or uncited >= 3:
-        return 3
-    return 4 if uncited else 5
+    return 5 if unexplained == 0 else 4 if unexplained <= 2 else 3
+
+
+def _completeness_anchor(unlisted: int, cited: int) -> int:
+    """Rule 2d1's part: a few URLs without an entry (three, or a tenth of those cited) is 4, up to
+    half is 3, more is 2."""
+    if unlisted == 0:
+        return 5
+    if unlisted <= 3 or unlisted * 10 <= cited:
+        return 4
+    return 3 if unlisted * 2 <= cited else 2
 
 
 def _name(source: SourceEntry) -> str:

@@ -296,11 +296,13 @@ def _evidence_rows(table: Table | None) -> tuple[EvidenceRow, ...]:
 
 
 def _sources(doc: Document, sec: Section | None) -> tuple[SourceEntry, ...]:
+    """The entries of every list in Sources, its subsections included (authors file sources they
+    found but did not consult under `### Identified but not consulted`)."""
     if sec is None:
         return ()
-    blocks = parse_region(doc.lines, sec.line + 1, doc.own_end(sec))
+    blocks = parse_region(doc.lines, sec.line + 1, sec.end_line)
     return tuple(
-        SourceEntry(line=item.line, checked=item.checked, text=item.text, urls=urls_in(item.text))
+        SourceEntry(item.line, item.checked, item.text, urls_in(item.text), item.end_line)
         for items in blocks.lists
         for item in items
     )

@@ -137,15 +137,20 @@ class EvidenceRow:
 
 @dataclass(frozen=True, init=False)
 class SourceEntry:
-    """One entry of the `## Sources` list."""
+    """One entry of the `## Sources` list (its subsections' lists included)."""
 
     line: int
     checked: bool | None  # [x] True, [ ] False, a plain bullet None
     text: str
     urls: tuple[str, ...]
+    end_line: int  # the entry's last line
 
-    def __init__(self, line: int, checked: bool | None, text: str, urls: tuple[str, ...]) -> None:
-        self.__dict__.update(line=line, checked=checked, text=text, urls=urls)  # (see Section.__init__)
+    def __init__(
+        self, line: int, checked: bool | None, text: str, urls: tuple[str, ...], end_line: int | None = None
+    ) -> None:
+        self.__dict__.update(
+            line=line, checked=checked, text=text, urls=urls, end_line=line if end_line is None else end_line
+        )  # (see Section.__init__)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,8 @@ def plain_text(text: str, limit: int) -> str:
 
 
 def annotations_for(report: Report, limit: int | None = None) -> tuple[Annotation, ...]:
-    """Every finding as an annotation (failures first), plus a file-level error at line 1.
+    """Every finding as an annotation (failures first), plus a file-level error at line 1. A
+    notice is a `notice` annotation whatever its dimension scored.
 
     Dimension errors without a line (a judge that timed out) are in the summary, not here: an
     annotation must point at a line.
@@ -106,7 +107,7 @@ def annotations_for(report: Report, limit: int | None = None) -> tuple[Annotatio
                         result.path,
                         finding.line,
                         finding.end_line,
-                        level,
+                        "notice" if finding.notice else level,  # a notice did not lower the score
                         f"{dim.id}{score}",
                         finding.message,
                     )

@@ -134,7 +134,15 @@ def _kind(value: Any) -> str:
 
 def _finding(raw: Any, where: str) -> Finding:
     f = _Fields(raw, where)
-    return Finding(line=f.integer("line"), message=f.text("message"), end_line=f.optional_int("end_line"))
+    level = f.optional_text("level")  # absent: a finding; "notice": a note that did not lower the score
+    if level not in (None, "notice"):
+        raise ReportLoadError(f"{f.at('level')}: {level!r} is not one of notice")
+    return Finding(
+        line=f.integer("line"),
+        message=f.text("message"),
+        end_line=f.optional_int("end_line"),
+        notice=level == "notice",
+    )
 
 
 def _evidence(raw: Any, where: str) -> Evidence:

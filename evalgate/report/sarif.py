@@ -2,7 +2,8 @@
 
 One run; the tool's rules are the rubric's dimensions; each finding is a result located by relative
 path and start line. The level mirrors the gate's decision, it does not re-decide it: a finding in a
-hard-failed dimension is `error`, in another failing dimension `warning`, otherwise `note`.
+hard-failed dimension is `error`, in another failing dimension `warning`, otherwise `note`; a notice
+(a finding that did not lower the score) is always `note`.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def to_sarif(report: Report, rubric: Rubric | None = None, tool_version: str = "
                     region["endLine"] = finding.end_line
                 entry: dict[str, Any] = {
                     "ruleId": dim.id,
-                    "level": _level(file_result, dim.id),
+                    "level": "note" if finding.notice else _level(file_result, dim.id),
                     "message": {"text": finding.message or dim.id},
                     "locations": [
                         {

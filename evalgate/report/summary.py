@@ -100,7 +100,10 @@ def _dimension_lines(result: FileResult, dim: DimensionResult) -> list[str]:
         head += f": {markdown_text(reasoning)}"
     lines = [head]
     for finding in dim.findings[:FINDINGS_PER_DIMENSION]:
-        lines.append(f"  - {markdown_code(f'{result.path}:{finding.line}')} {markdown_text(finding.message)}")
+        notice = "notice: " if finding.notice else ""
+        lines.append(
+            f"  - {markdown_code(f'{result.path}:{finding.line}')} {notice}{markdown_text(finding.message)}"
+        )
     hidden = len(dim.findings) - FINDINGS_PER_DIMENSION
     if hidden > 0:
         lines.append(f"  - … and {hidden} more finding(s) (see the annotations or the results file)")

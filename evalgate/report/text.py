@@ -30,7 +30,7 @@ def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
         if dim.error and dim.status is Status.ERROR:
             lines.append(f"        {dim.error}")
         for f in dim.findings:
-            lines.append(f"        {result.path}:{f.line}: {f.message}")
+            lines.append(f"        {result.path}:{f.line}: {'notice: ' if f.notice else ''}{f.message}")
         if dim.unverified_evidence:
             lines.append(f"        {dim.unverified_evidence} evidence quote(s) not found in the document")
     for reason in result.reasons:

@@ -117,6 +117,34 @@ class EvidenceMapCoverageParams(CheckParams):
     order_threshold: Annotated[float, Constraint(gt=0, le=1)] = 0.15
 
 
+def _phrases(phrases: tuple[str, ...] | None) -> None:
+    for phrase in phrases or ():
+        words = phrase.split()
+        if not words or not all(w.strip("*") for w in words):
+            raise ValueError(f"{phrase!r}: a phrase needs a word (and `*` only at a word's end)")
+        if any("*" in w.rstrip("*") or w.count("*") > 1 for w in words):
+            raise ValueError(f"{phrase!r}: `*` may only end a word")
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class SourceConsultationParams(CheckParams):
+    """source_consultation: the phrases by which a Sources entry, or a label over a group of them,
+    says why a source was not consulted, and those that make a body line a note on a failed access
+    rather than a citation. Matched in any case as whole words, white space and punctuation between
+    words flexible; a word ending in `*` matches any ending (`paywall*`)."""
+
+    # None: the shipped lists (evalgate.checks.source_reasons: REASONS, NOT_CONSULTED_LABELS, ACCESS_NOTES)
+    reasons: Annotated[tuple[str, ...] | None, Checked(_phrases)] = None
+    not_consulted_labels: Annotated[tuple[str, ...] | None, Checked(_phrases)] = None
+    # a body line holding one records an access attempt, not a citation
+    access_notes: Annotated[tuple[str, ...] | None, Checked(_phrases)] = None
+
+    def __post_init__(self) -> None:
+        field_rule("reasons", _phrases, self.reasons)
+        field_rule("not_consulted_labels", _phrases, self.not_consulted_labels)
+        field_rule("access_notes", _phrases, self.access_notes)
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
 class AcronymExpansionParams(CheckParams):
     """acronym_expansion: where it looks, and the rubric's own acronym data on top of the bundled
@@ -139,10 +167,15 @@ CHECK_PARAMS: dict[str, type[CheckParams]] = {
     "key_finding_word_count": KeyFindingWordCountParams,
     "section_presence": SectionPresenceParams,
     "evidence_map_coverage": EvidenceMapCoverageParams,
+    "source_consultation": SourceConsultationParams,
     "acronym_expansion": AcronymExpansionParams,
 }
 AnyParams = Union[  # noqa: UP007  (the JSON schema names each type)
-    KeyFindingWordCountParams, SectionPresenceParams, EvidenceMapCoverageParams, AcronymExpansionParams
+    KeyFindingWordCountParams,
+    SectionPresenceParams,
+    EvidenceMapCoverageParams,
+    SourceConsultationParams,
+    AcronymExpansionParams,
 ]
 
 

@@ -15,6 +15,7 @@ import yaml
 from evalgate.checks import acronym_expansion, evidence_map_coverage, key_finding_word_count, run_check
 from evalgate.checks import section_presence as sp
 from evalgate.checks.acronym_table import load_table
+from evalgate.checks.source_reasons import ACCESS_NOTES, NOT_CONSULTED_LABELS, REASONS
 from evalgate.cli import main
 from evalgate.document import parse_document
 from evalgate.results import Status
@@ -24,6 +25,7 @@ from evalgate.rubrics.params import (
     EvidenceMapCoverageParams,
     KeyFindingWordCountParams,
     SectionPresenceParams,
+    SourceConsultationParams,
 )
 from evalgate.yamlsafe import validated
 from tests.checks.research_item import FINDINGS, research_item
@@ -69,6 +71,13 @@ def test_shipped_params_are_the_checks_defaults() -> None:
     assert isinstance(sections, SectionPresenceParams) and sections.required is not None
     assert sp.required_from_specs(sections.required) == sp.REQUIRED
     assert sections.placeholders == sp.PLACEHOLDER_PHRASES
+    sources = rubric.dimension("source_consultation").params
+    assert isinstance(sources, SourceConsultationParams)
+    assert (sources.reasons, sources.not_consulted_labels, sources.access_notes) == (
+        REASONS,
+        NOT_CONSULTED_LABELS,
+        ACCESS_NOTES,
+    )
     acronyms = rubric.dimension("acronym_expansion").params
     assert isinstance(acronyms, AcronymExpansionParams) and acronyms.sections == ()
     assert dict(acronyms.required or {}) == dict(load_table().required)
@@ -185,6 +194,13 @@ def test_run_check_passes_params() -> None:
         ("acronym_expansion", {"required": {"GPU": ""}}, "'GPU' needs a non-empty"),
         ("acronym_expansion", {"expansions": {"GPU": "Graphics\nProcessing Unit"}}, "must be one line"),
         ("claim_source_accuracy", {"min_words": 3}, "'claim_source_accuracy' takes no params"),
+        ("source_consultation", {"reasons": ["not *used"]}, "reasons: 'not *used': `*` may only end a word"),
+        (
+            "source_consultation",
+            {"not_consulted_labels": [" "]},
+            "not_consulted_labels: ' ': a phrase needs a word",
+        ),
+        ("source_consultation", {"reasons": "paywalled"}, "reasons: Input should be a list"),
         ("acronym_expansion", {"sections": "Findings"}, "sections: Input should be a list"),  # not "tuple"
         ("acronym_expansion", {"required": ["GPU"]}, "required: Input should be a mapping"),
         # a field's own rule is reported beside another field's error, not after it is fixed

@@ -69,6 +69,23 @@ def test_parse_fills_the_contract() -> None:
     ]
 
 
+def test_sources_read_their_subsections_and_span_their_lines() -> None:
+    """Authors file sources they did not consult under a subsection of Sources: it is read too, and
+    each entry spans its lines (a label line between two groups is no entry's)."""
+    text = (
+        "## Sources\n\n- [x] [A](https://a.example/1) first,\n  wrapped\n\n**Also:**\n\n- [x] [B](https://b.example)\n\n"
+        "### Identified but not consulted\n\n- [ ] [C](https://c.example)\n\n"
+        "## Research Skill Output\n\nNotes.\n"
+    )
+    doc = parse_document(text)
+    assert [(s.line, s.checked, s.urls) for s in doc.sources] == [
+        (3, True, ("https://a.example/1",)),
+        (8, True, ("https://b.example",)),
+        (12, False, ("https://c.example",)),
+    ]
+    assert doc.sources[0].end_line >= 4 and doc.sources[0].end_line < 6  # its wrapped line, not the label
+
+
 @pytest.mark.parametrize(
     "edit", [lambda t: t.replace("\n", "\r\n"), lambda t: "\ufeff" + t, lambda t: t.replace("\n", "  \n")]
 )

@@ -1,0 +1,373 @@
+"""Where a research item cites a source, and when two addresses name the same source.
+
+The protocol's rule 2d1 (research-prompt.md, "Inline-citation-to-Sources completeness check") reads
+the URLs cited inline across `## Research Skill Output` and `## Findings` and asks that each have an
+entry in `## Sources`; source_consultation asks whether each Sources entry is cited there. Both
+compare addresses the same way:
+
+- a URL is compared lower-cased, without its scheme, leading `www.`, `#fragment` and trailing `/`,
+  with its %-escapes decoded and tracking parameters (`utm_*`, `si`, ...) dropped
+  (`http://www.X.org/a%20b/?utm_source=x` is `https://x.org/a b`);
+- a DOI names its work wherever it is written: `doi:10.1145/3442188.3445922`, the doi.org link and a
+  publisher's landing page or PDF whose address holds the DOI all share the key `doi:10.1145/...`;
+- an arXiv identifier likewise: `arXiv:2310.06770`, `arxiv.org/abs/2310.06770v2` and
+  `arxiv.org/pdf/2310.06770.pdf` share `arxiv:2310.06770` (a version suffix names the same paper).
+
+So a landing page and its PDF are one source when the document states what ties them: an entry
+that gives the landing page and the DOI is cited by the doi.org link and by a PDF address holding
+the DOI, and an entry that lists the PDF beside the landing page is cited by either.
+
+What counts as the body: Research Skill Output and Findings, without code blocks, code spans (but a
+span holding nothing but a URL, `Sources: \\`https://...\\``, is a citation written as code) and `[ ]`
+task items (a source listed as not consulted is not cited).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import unquote
+
+from evalgate.document import Document, Section
+from evalgate.document.asciifold import ascii_lowered
+from evalgate.document.findings import URL
+
+# A DOI: `10.` then a registrant code and a suffix; the suffix ends at white space or at what ends
+# a markdown link or a sentence (trailing punctuation is trimmed after the match).
+_DOI = re.compile(r"\b10\.\d{4,9}(?:/|%2[fF])[^\s\"'<>()\[\]|]+")  # `/` may be written %2F
+# An arXiv identifier: new style (2310.06770, optional version) after `arxiv.org/abs|pdf|html/` or
+# `arXiv:`; old style (cs/0112017 or math.GT/0309136) likewise.
+_ARXIV = re.compile(
+    r"(?:arxiv\.org/(?:abs|pdf|html)/|\barxiv:\s?)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?",
+    re.I,
+)
+_DOI_BYTES = re.compile(_DOI.pattern.replace(r"\b", "").encode())
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+# after `arxiv`: `.org/abs|pdf|html/ID` (group 1) or `:ID` (group 2, a word of its own)
+_ARXIV_BYTES = re.compile(rf"arxiv(?:\.org/(?:abs|pdf|html)/{_ARXIV_ID}|:\s?{_ARXIV_ID})".encode())
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# Inline code spans: code in a span (`curl https://api.example.org/v1/{id}`) is not a citation. A
+# backtick run is its first backtick and the rest (group 1), so the pattern starts with a literal
+# that `re` searches for, instead of being tried at every character (6x faster over the corpus).
+_CODE_SPAN = re.compile(r"`(`*)(?!`).*?(?<!`)`\1(?!`)")
+_LONE_URL = re.compile(r"(?:https?://|www\.)\S+", re.I)
+_TRIM = ".,;:!?*_"  # what urls_in trims from a URL's end (punctuation after it, emphasis)
+_TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
+# The start of a line that starts a list item with an unticked box, `- [ ] ...` or `- **[ ]** ...`.
+_UNTICKED_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*|__)?\[ \]")
+
+
+def normalise_url(url: str) -> str:
+    """A URL reduced to what identifies the page, for matching citations: lower case, no scheme,
+    leading `www.`, `#fragment` or trailing `/`."""
+    u = url.strip().lower()
+    for scheme in ("https://", "http://"):
+        if u.startswith(scheme):
+            u = u[len(scheme) :]
+    if u.startswith("www."):
+        u = u[4:]
+    return u.split("#", 1)[0].rstrip("/")
+
+
+@lru_cache(maxsize=65536)  # a URL recurs in an item's Sources, body and Evidence Map
+def url_key(url: str) -> str:
+    """The key two ways of writing one page's URL share: `normalise_url` with %-escapes decoded and
+    tracking parameters (`utm_*`, `si`, `fbclid`, `gclid`) dropped from its query."""
+    key = normalise_url(url)
+    if "%" in key:
+        key = unquote(key)
+    if "?" in key:
+        address, query = key.split("?", 1)
+        kept = [p for p in query.split("&") if p and not _TRACKING.match(p)]
+        key = address + ("?" + "&".join(kept) if kept else "")
+    return key.rstrip("/")
+
+
+def identifier_keys(text: str) -> set[str]:
+    """The DOIs (`doi:...`) and arXiv identifiers (`arxiv:...`) written in `text` (a URL or an
+    entry's text), lower-cased."""
+    keys: set[str] = set()
+    if "10." in text:
+        keys.update(_doi_key(m.group(0)) for m in _DOI.finditer(text))
+    if "rxiv" in text.lower():
+        keys.update("arxiv:" + m.group(1).lower() for m in _ARXIV.finditer(text))
+    return keys
+
+
+def _doi_key(doi: str) -> str:
+    doi = unquote(doi).rstrip(_TRIM).lower()
+    return "doi:" + (doi[:-4] if doi.endswith(".pdf") else doi)
+
+
+def _lowered_identifiers(data: bytes) -> Iterator[tuple[str, int]]:
+    """(key, offset) of each DOI and arXiv identifier in lower-cased UTF-8 bytes: the same as
+    `identifier_keys` gives for ASCII text, found from each `10.` and `arxiv` instead of tried at
+    every character."""
+    at = data.find(b"10.")
+    while at >= 0:
+        if not _word_before(data, at):  # `\b10.`
+            match = _DOI_BYTES.match(data, at)
+            if match:
+                yield _doi_key(match.group(0).decode("utf-8", "replace")), at
+        at = data.find(b"10.", at + 3)
+    at = data.find(b"arxiv")
+    while at >= 0:
+        match = _ARXIV_BYTES.match(data, at)
+        if match and (match.group(1) is not None or not _word_before(data, at)):
+            yield "arxiv:" + (match.group(1) or match.group(2)).decode("ascii"), at
+        at = data.find(b"arxiv", at + 5)
+
+
+def source_keys(url: str) -> set[str]:
+    """Every key a cited URL is known by: its own, and the DOI or arXiv identifier it holds."""
+    return {url_key(url)} | identifier_keys(url)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A URL cited inline, at the first line that cites it."""
+
+    url: str
+    line: int
+
+
+def top_section(document: Document, key: str) -> Section | None:
+    """The highest-level (then first) section with this normalised title: `## Findings`, not a
+    `### Findings` inside another section."""
+    matches = [s for s in document.sections if s.key == key]
+    return min(matches, key=lambda s: (s.level, s.line)) if matches else None
+
+
+def _without_unticked_items(text: str) -> tuple[str, list[str]]:
+    """`text` with the lines that start a `[ ]` list item blanked (so lines keep their places), and
+    those lines. Found from each `[ ]` (a line-start pattern under re.M is tried at every line)."""
+    blanked: list[tuple[int, int]] = []
+    at = text.find("[ ]")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        item = _UNTICKED_ITEM.match(text, start)
+        if item is not None and item.end() == at + 3:  # the line's first `[ ]` is its item's box
+            blanked.append((start, end))
+        at = text.find("[ ]", end)
+    if not blanked:
+        return text, []
+    parts, lines, done = [], [], 0
+    for start, end in blanked:
+        parts.append(text[done:start])
+        lines.append(text[start:end])
+        done = end
+    parts.append(text[done:])
+    return "".join(parts), lines
+
+
+def _code_span(match: re.Match[str]) -> str:
+    """A code span that holds one URL and nothing else is a citation written as code (`Sources:
+    \\`https://...\\``, common in the corpus); any other is code (a command, an endpoint template)."""
+    inner = match.group(0).strip("`").strip()
+    return inner if _LONE_URL.fullmatch(inner) else " "
+
+
+# findings.URL over lower-cased UTF-8 bytes, split at its alternation so that each part starts with
+# a literal `re` searches for (`http`, `www.`) instead of trying `[hHwW]` at every h and w of the
+# text (~110 instructions a character); ASCII only, so a match stops at the first byte of a
+# character that is not, and the caller asks URL itself there.
+_URL_REST = rb"[^\s<>()\[\]|`\"'\x80-\xff]+(?:\([^\s()\x80-\xff]*\)[^\s<>()\[\]|`\"'\x80-\xff]*)*"
+_HTTP_URL = re.compile(rb"https?://" + _URL_REST)
+_WWW_URL = re.compile(rb"www\." + _URL_REST)
+# a scheme or `www.` followed by a character outside ASCII (each pattern starts with a literal)
+_NOT_ASCII_AFTER = (re.compile(rb"://[\x80-\xff]"), re.compile(rb"www\.[\x80-\xff]"))
+
+
+def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, str]]:
+    """(UTF-8 offset, URL) for every match of `URL.finditer(text)`, in order: the http and www
+    matches of the lower-cased bytes merged (one inside another, a `www.` after a scheme or an
+    address quoted in a query, is part of it), each read as written from `utf8`; a URL that meets a
+    character outside ASCII is read by URL itself. A text where a URL may start with one is read
+    by URL.finditer. The same matches as finditer: a hypothesis test holds them to it."""
+    if b"http\xc5\xbf://" in lowered or any(p.search(lowered) for p in _NOT_ASCII_AFTER):  # `httpſ`: ſ is s
+        yield from ((len(text[: m.start()].encode("utf-8")), m.group(0)) for m in URL.finditer(text))
+        return
+    spans = [m.span() for m in _HTTP_URL.finditer(lowered)]
+    if b"www." in lowered:
+        spans = sorted(spans + [m.span() for m in _WWW_URL.finditer(lowered)])
+    end = 0
+    size = len(utf8)
+    for start, stop in spans:
+        if start < end:
+            continue  # inside the last URL
+        if stop < size and utf8[stop] >= 0x80:  # the URL goes on past ASCII: ask URL
+            match = URL.match(text, len(utf8[:start].decode("utf-8")))
+            if match is None:  # cannot happen: URL matches at least what the bytes matched
+                continue
+            url = match.group(0)
+            stop = start + len(url.encode("utf-8"))
+        else:
+            url = utf8[start:stop].decode("ascii")
+        end = stop
+        yield start, url
+
+
+def _word_before(data: bytes, at: int) -> bool:
+    """Whether the character before UTF-8 offset `at` is a word character (`\\w` of a str regex):
+    an ASCII letter, digit or `_`, or a character outside ASCII that is a letter or a number."""
+    if at == 0:
+        return False
+    if data[at - 1] < 0x80:
+        return data[at - 1] in _WORD_BYTES
+    start = at - 1
+    while start > 0 and 0x80 <= data[start] < 0xC0:  # back over continuation bytes to the lead byte
+        start -= 1
+    character = data[start:at].decode("utf-8", "replace")
+    return character.isalnum() or character == "_"
+
+
+def _text_identifiers(text: str) -> list[tuple[str, int]]:
+    """(key, UTF-8 byte offset) of each DOI and arXiv identifier in `text`, by regex."""
+    found = [(_doi_key(m.group(0)), m.start()) for m in _DOI.finditer(text)]
+    found += [("arxiv:" + m.group(1).lower(), m.start()) for m in _ARXIV.finditer(text)]
+    return [(key, len(text[:at].encode("utf-8"))) for key, at in found]
+
+
+class Body:
+    """Research Skill Output and Findings of one document, read once for its citations.
+
+    `citations`: each distinct URL cited (by `url_key`) at its first line, in document order;
+    `url_line(key)`: the first line that cites a URL with that key; `identifier_line(key)`: the first
+    line that writes a DOI or arXiv identifier; `find(url)`: the first line holding a normalised URL as a
+    substring (an address quoted inside another, a redirect's `url=https://www....`, counts where it
+    is quoted), searched on UTF-8 bytes for ASCII URLs (see `evalgate.document.asciifold`);
+    `lists_unticked(url)`: whether a `[ ]` item of the body holds it."""
+
+    def __init__(self, document: Document) -> None:
+        sections = [top_section(document, "research skill output"), top_section(document, "findings")]
+        parts: list[str] = []
+        numbers: list[int] = []  # the document line of each body line
+        for section in sections:
+            if section is None:
+                continue
+            lines = list(document.lines[section.line - 1 : section.end_line])
+            for first, last in document.code_blocks:  # blanked, so every line keeps its place
+                for number in range(max(first, section.line), min(last, section.end_line) + 1):
+                    lines[number - section.line] = ""
+            parts.append("\n".join(lines))
+            numbers.extend(range(section.line, section.end_line + 1))
+        raw = "\n".join(parts)
+        if "`" in raw:
+            raw = _CODE_SPAN.sub(_code_span, raw)
+        unticked: list[str] = []
+        if "[ ]" in raw:
+            raw, unticked = _without_unticked_items(raw)
+        self.numbers = numbers
+        self.raw = raw
+        self.unticked = "\n".join(unticked).lower()
+        self._utf8 = raw.encode("utf-8")
+        self._ascii = ascii_lowered(raw, self._utf8)
+        self._lower: str | None = None
+        self.citations = self._cite()
+        self._url_lines = {url_key(c.url): c.line for c in self.citations}
+        self._identifier_lines: dict[str, int] | None = None  # built when first asked
+
+    def _identifiers(self) -> dict[str, int]:
+        """DOI or arXiv key -> the first line that writes it, in a cited URL or in the text."""
+        lines: dict[str, int] = {}
+        for citation in self.citations:
+            for key in identifier_keys(citation.url):
+                lines.setdefault(key, citation.line)
+        if self._ascii is not None:
+            found: Iterable[tuple[str, int]] = _lowered_identifiers(self._ascii)
+            newlines = self._ascii
+        else:  # a text whose lower case holds ASCII letters that are not its own: regex on the text
+            found = _text_identifiers(self.raw)
+            newlines = self.raw.encode("utf-8")  # the offsets are byte offsets
+        index = done = 0
+        for key, offset in sorted(found, key=lambda item: item[1]):
+            index += newlines.count(b"\n", done, offset)
+            done = offset
+            line = self.numbers[index]
+            if line < lines.get(key, line + 1):
+                lines[key] = line
+        return lines
+
+    def _cite(self) -> tuple[Citation, ...]:
+        """The distinct URLs cited, each at its first line, lines counted forward from the last new
+        URL (most recur: the corpus's ~90,000 URLs in these sections are ~7,600 per-item distinct)."""
+        seen: dict[str, Citation] = {}
+        written: set[str] = set()  # URLs as written, met before
+        index = done = 0  # the body line of offset `done`
+        if self._ascii is not None:
+            found = _url_matches(self._utf8, self._ascii, self.raw)
+            text: bytes | str = self._ascii
+            newline: bytes | str = b"\n"
+        else:  # a text whose lower case holds ASCII letters that are not its own
+            found = ((m.start(), m.group(0)) for m in URL.finditer(self.raw))
+            text, newline = self.raw, "\n"
+        for start, url in found:
+            url = url.rstrip(_TRIM)
+            if url in written:
+                continue
+            written.add(url)
+            key = url_key(url)
+            if key in seen:
+                continue
+            index += text.count(newline, done, start)  # type: ignore[arg-type]
+            done = start
+            seen[key] = Citation(url, self.numbers[index])
+        return tuple(seen.values())
+
+    def url_line(self, key: str) -> int | None:
+        """The first line that cites a URL with this `url_key`, or None."""
+        return self._url_lines.get(key)
+
+    def identifier_line(self, key: str) -> int | None:
+        """The first line that writes a DOI or arXiv key (`doi:...`, `arxiv:...`), in a cited URL
+        or in the text, or None. (Read from the body on first use: most sources are found by URL.)"""
+        if self._identifier_lines is None:
+            self._identifier_lines = self._identifiers()
+        return self._identifier_lines.get(key)
+
+    def find(self, url: str) -> int | None:
+        """The first line holding a normalised URL (lower case), or None."""
+        if not url:
+            return None
+        if self._ascii is not None and url.isascii():
+            at = self._ascii.find(url.encode("ascii"))
+            return None if at < 0 else self.numbers[self._ascii.count(b"\n", 0, at)]
+        if self._lower is None:
+            self._lower = self.raw.lower()  # lowering keeps every line break, so lines still count
+        at = self._lower.find(url)
+        return None if at < 0 else self.numbers[self._lower.count("\n", 0, at)]
+
+    def mentions(self, url: str) -> list[tuple[int, str]]:
+        """(line, text lower-cased) of every body line that holds a normalised URL, for telling a
+        citation from a note that records a failed access. Asked only of the few URLs a finding may
+        be about."""
+        if not url:
+            return []
+        if self._ascii is not None and url.isascii():
+            data, needle, newline = self._ascii, url.encode("ascii"), b"\n"
+        else:
+            if self._lower is None:
+                self._lower = self.raw.lower()
+            data, needle, newline = self._lower, url, "\n"  # type: ignore[assignment]
+        found: list[tuple[int, str]] = []
+        index = done = 0
+        at = data.find(needle)
+        while at >= 0:
+            start = data.rfind(newline, 0, at) + 1
+            end = data.find(newline, at)
+            end = len(data) if end < 0 else end
+            index += data.count(newline, done, start)
+            done = start
+            line = data[start:end]
+            text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+            found.append((self.numbers[index], text))
+            at = data.find(needle, end)
+        return found
+
+    def lists_unticked(self, url: str) -> bool:
+        """Whether a `[ ]` item of the body holds a normalised URL."""
+        return bool(url) and url in self.unticked

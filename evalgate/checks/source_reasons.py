@@ -1,0 +1,213 @@
+"""What a Sources entry says about why it was not consulted: source_consultation's shipped phrase
+lists (the research-loop rubric's `reasons` and `not_consulted_labels` params, which replace them)
+and how a list of phrases is matched.
+
+The protocol asks that access failures and source decisions be recorded ("If a source is
+inaccessible, note it", "Failed primary-source searches must be recorded explicitly in §2",
+research-prompt.md), and authors record them on the entry itself: "checked, but the accessible page
+exposed metadata only and was not used", "returned 403 in this session", "superseded by ...". The
+lists were drawn up by reading every unticked entry of the 453-item corpus (docs/checks.md).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Heading or label lines over a group of entries that were not consulted (the shipped
+# `not_consulted_labels`).
+NOT_CONSULTED_LABELS = (
+    "not consulted",
+    "unconsulted",
+    "not used",
+    "unused",
+    "not accessed",
+    "not accessible",
+    "inaccessible",
+    "not available",
+    "unavailable",
+)
+
+# What an unconsulted entry says to explain itself (the shipped `reasons`; the rubric's list
+# replaces it). Access failures, use decisions and replacements, as the protocol asks them recorded.
+REASONS = (
+    *NOT_CONSULTED_LABELS,
+    "not separately consulted",
+    "not directly",
+    "not retriev*",
+    "not fetched",
+    "fetch failed",
+    "not reachable",
+    "unreachable",
+    "not machine-readable",
+    "not quoted",
+    "not quotable",
+    "could not",
+    "couldn't",
+    "unable to",
+    "failed to",
+    "paywall*",
+    "access-gated",
+    "access restricted",
+    "restricted access",
+    "access denied",
+    "access remained",
+    "blocked",
+    "login required",
+    "requires login",
+    "requires authentication",
+    "without authentication",
+    "private repo*",
+    "status code",
+    "returned 401",
+    "returned 403",
+    "returned 404",
+    "returned 429",
+    "returned 500",
+    "returned 503",
+    "HTTP 401",
+    "HTTP 403",
+    "HTTP 404",
+    "HTTP 429",
+    "page not found",
+    "page-not-found",
+    "dead link",
+    "broken link",
+    "JavaScript-rendered",
+    "JS-rendered",
+    "superseded",
+    "replaced by",
+    "replaced with",
+    "replacement for",
+    "substitute*",
+    "instead",
+    "rather than",
+    "rely on",
+    "relies on",
+    "no stable URL",
+    "no URL",
+    "metadata only",
+    "no extractable",
+    "did not yield",
+    "did not resolve",
+    "unrelated",
+    "not indexed",
+    "not yet",
+    "out of scope",
+    "checked",
+    "identified but",
+    "attempted",
+    "accessed via",
+    "referenced via",
+    "covered via",
+    "via secondary",
+    "via prior",
+    "locator only",
+    "bibliographic locator",
+    "for provenance",
+    "in this session",
+    "in this runtime",
+    "in this environment",
+    "not for",
+    "placeholder",
+    "no directly relevant",
+    "no relevant",
+    "more specific",
+    "not content-rich",
+    "completed version",
+)
+
+
+# A body line that records a failed or redirected access ("Access note: ... returned 403 in this
+# session; the item uses ... instead"): the URLs on it are not cited as evidence (the shipped
+# `access_notes`). Rule 2d1 does not ask for their Sources entry, and a source whose URL the body
+# names only in such notes is not consulted, and says why.
+ACCESS_NOTES = (
+    "access note",
+    "failed_primary_search",
+    "failed primary search",
+    "returned 401",
+    "returned 403",
+    "returned 404",
+    "returned 410",
+    "returned 429",
+    "returned 500",
+    "returned 502",
+    "returned 503",
+    "returned HTTP",
+    "returned status",
+    "in this session",
+    "during this session",
+    "in this runtime",
+    "in this environment",
+    "from this environment",
+    "at retrieval time",
+    "redirects to",
+    "redirected to",
+    "was inaccessible",
+    "were inaccessible",
+    "could not be retrieved",
+    "could not be read",
+    "could not be accessed",
+    "could not be fetched",
+    "page not found",
+    "dead link",
+    "search note",
+    "source correction",
+    "source replacement",
+    "source_replacement",
+    "pointed to an unrelated",
+    "resolves to an unrelated",
+    "resolved to an unrelated",
+)
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+class Phrases:
+    """A list of phrases, matched in any case as whole words: white space and punctuation between
+    words are flexible (`identified but` matches "identified, but"), and a word ending in `*` takes
+    any ending. One regex alternation of many phrases tries every character (~40 us on a long
+    line) and most texts hold no phrase, so `search` first asks whether the text's words (runs of
+    `\\w`, lower-cased) include one anchor: a phrase's longest whole word piece (a match holds it as
+    a word of its own), or the start of a word that ends in `*` for a phrase of nothing else."""
+
+    def __init__(self, phrases: tuple[str, ...]) -> None:
+        alternatives = []
+        anchors: set[str] = set()
+        starts: set[str] = set()
+        for phrase in sorted(set(phrases), key=len, reverse=True):
+            words = phrase.split()
+            alternatives.append(
+                r"[\s,;:]+".join(
+                    re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else "") for w in words
+                )
+            )
+            whole: list[str] = []
+            partial: list[str] = []
+            for word in words:
+                pieces = _TOKEN.findall(word.rstrip("*").lower())
+                if word.endswith("*") and pieces:
+                    partial.append(pieces.pop())
+                whole += pieces
+            if whole:
+                anchors.add(max(whole, key=len))
+            else:
+                starts.add(max(partial, key=len))
+        self.pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.I)
+        self.anchors = frozenset(anchors)
+        self.starts = tuple(sorted(starts))
+
+    def search(self, text: str) -> bool:
+        """Whether one of the phrases occurs in `text`."""
+        lowered = text.lower()
+        if self.anchors.isdisjoint(_TOKEN.findall(lowered)) and not any(s in lowered for s in self.starts):
+            return False
+        return self.pattern.search(text) is not None
+
+
+@lru_cache(maxsize=32)
+def phrase_pattern(phrases: tuple[str, ...]) -> Phrases:
+    """The phrases as a `Phrases` matcher, made once per list."""
+    return Phrases(phrases)
