@@ -157,7 +157,7 @@ PACKS = {
                                               required=True)))),
     ),
     'research-loop': (
-        'c1944ce1fff8b8dc9c1a2e87ab5b236e37200424ea9ac3aa0435bc968a951bd9',
+        '3e49cfee41dc9027ea727661c942789adaedd215d86c2f51a60c5707671a69ff',
         Rubric(id='research-loop',
                title='Research loop item quality',
                description='A completed research item answers one question with labelled, sourced claims. '
@@ -502,10 +502,17 @@ PACKS = {
                                      description='Every acronym is expanded as `Full Name (ABBR)` at its '
                                                  "first use in the whole document (the protocol's "
                                                  'most-failed table included, with its required '
-                                                 'expansions); the reversed order `(ABBR, Full Name)` is '
-                                                 "wrong, and `ABBR (Full Name)` is not the protocol's "
-                                                 'form. Code, URLs, HTML comments and front matter are not '
-                                                 'prose and are ignored (rules: docs/checks.md).',
+                                                 'expansions). The name written before the parenthesis '
+                                                 'counts whatever its initials (Web Ontology Language '
+                                                 "(OWL), YAML Ain't Markup Language (YAML)), and a group "
+                                                 'is expanded part by part (continuous integration and '
+                                                 'continuous delivery (CI/CD)). The reversed order `(ABBR, '
+                                                 'Full Name)` is wrong, and `ABBR (Full Name)` (a list '
+                                                 "such as SOLID's too) is not the protocol's form. A token "
+                                                 'that is part of a name (EUR-Lex, OWL 2 RL) is no use of '
+                                                 'an acronym the text never uses alone; audit notes that '
+                                                 'talk about the acronyms, code, URLs, HTML comments and '
+                                                 'front matter are not read (rules: docs/checks.md).',
                                      hard_fail=True,
                                      anchors={5: 'Every acronym is expanded as Full Name (ABBR) at its '
                                                  'first use.',
@@ -545,7 +552,26 @@ PACKS = {
                                                                                      'Problems',
                                                                              'D3': 'Data-Driven Documents'},
                                                                    understood=(),
-                                                                   expansions={})),
+                                                                   expansions={},
+                                                                   missing_letters=1,
+                                                                   profiles={'OWL': ('DL',
+                                                                                     'EL',
+                                                                                     'QL',
+                                                                                     'RL')},
+                                                                   audit_phrases=('acronym',
+                                                                                  'abbreviation',
+                                                                                  'initialism',
+                                                                                  'unexpanded',
+                                                                                  'not expanded',
+                                                                                  'expanded as',
+                                                                                  'expanded at',
+                                                                                  'expanded in',
+                                                                                  'expanded on',
+                                                                                  'expanded first'),
+                                                                   fix_leaves_lines_with=('acronym',
+                                                                                          'abbreviat',
+                                                                                          'initialism',
+                                                                                          'expan'))),
                            Dimension(id='executive_summary_first_sentence',
                                      kind='judge',
                                      title='Executive Summary opens with a falsifiable answer',

@@ -61,7 +61,7 @@ _BLOCKS = [
     "<pre>\nRAM in pre\n\nLLM still in pre\n</pre>",
     "[ref]: https://x.org/GPU\n  'TPU title'",
     "Use `multi\nCPU` span.",
-    "See [the guide](\n/docs/GPU-notes.md) now.",
+    "See [the guide](\n/docs/x.md?GPU=1) now.",
     'A <span\ntitle="TPU">x</span> here.',
 ]
 _FRONT = "---\ntitle: GPU notes\ntags: [TPU]\n---"
