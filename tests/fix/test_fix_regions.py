@@ -47,28 +47,35 @@ def test_a_use_outside_prose_is_left_with_the_reason(body: str, why: str) -> Non
 
 
 def test_prose_beside_those_regions_is_still_fixed() -> None:
-    raw = (INTRO + "A [GPU guide](https://x.org/y) and a TPU.\n\n<div>\nx\n</div>\n\nThe CPU.\n").encode()
-    new, _ = fix_bytes(raw, None, [])
-    assert (
-        new
-        == (
-            INTRO
-            + "A [Graphics Processing Unit (GPU) guide](https://x.org/y) and a Tensor Processing Unit (TPU)."
-            "\n\n<div>\nx\n</div>\n\nThe Central Processing Unit (CPU).\n"
-        ).encode()
-    )
-
-
-def test_plain_bracketed_text_and_reference_link_text_are_prose() -> None:
     raw = (
-        INTRO + "[fact: the GPU is fast] and [a TPU story][ref] and [CPU].\n\n[ref]: https://x.org\n"
+        INTRO + "A [guide](https://x.org/y) for the GPU and a TPU.\n\n<div>\nx\n</div>\n\nThe CPU.\n"
     ).encode()
     new, _ = fix_bytes(raw, None, [])
     assert (
         new
         == (
+            INTRO
+            + "A [guide](https://x.org/y) for the Graphics Processing Unit (GPU) and a Tensor Processing"
+            " Unit (TPU).\n\n<div>\nx\n</div>\n\nThe Central Processing Unit (CPU).\n"
+        ).encode()
+    )
+
+
+def test_plain_bracketed_text_is_prose_and_a_link_text_is_left() -> None:
+    """A link's text is a cited title or a name (issue #25): left for the author, inline or by
+    reference; a bracketed label such as `[fact: ...]` or `[CPU]` without a definition is prose."""
+    raw = (
+        INTRO + "[fact: the GPU is fast] and [a TPU story][ref] and [CPU].\n\n[ref]: https://x.org\n"
+    ).encode()
+    new, result = fix_bytes(raw, None, [])
+    assert (
+        new
+        == (
             INTRO + "[fact: the Graphics Processing Unit (GPU) is fast] and "
-            "[a Tensor Processing Unit (TPU) story][ref] and [Central Processing Unit (CPU)].\n\n"
+            "[a TPU story][ref] and [Central Processing Unit (CPU)].\n\n"
             "[ref]: https://x.org\n"
         ).encode()
     )
+    assert [(p.acronym, why) for p, why in result.left] == [
+        ("TPU", "inside a link's text (a cited title or a name)")
+    ]
