@@ -3,37 +3,37 @@
 The rule is the research protocol's (research-prompt.md, "Critical: acronym expansion audit" and its
 "Reversed-order check"): expand at the first use in the entire document, not per section; `ABBR` alone
 thereafter; its table of most-failed abbreviations is checked with the expansions it requires; the
-reversed order `(ABBR, Full Name)` is wrong. What counts as an acronym and what does not is decided in
-docs/acronyms.md; the data (the protocol's table, the not-an-acronym lists) is in acronyms.yml.
+reversed order `(ABBR, Full Name)` is wrong. What counts as an acronym and as an expansion, and what
+does not, is decided in docs/checks.md#acronym_expansion; the data (the protocol's table, the
+not-an-acronym lists) is in acronyms.yml, the rules' numbers and lists in the rubric's params.
 
 How: one pass. Non-prose (front matter, code blocks, code spans, HTML comments and tags, URLs and link
 targets) is blanked to spaces in a copy of the text, so offsets and line numbers stay those of the file
 and a paragraph reflowed across lines reads the same. One precompiled regex then finds every acronym
 token in document order; only the first use of each (and any use right after `(`, for the reversed
-order) looks at its context.
+order) looks at its context: whether the token is an acronym in this document at all
+(acronym_labels.py), where it stands (acronym_uses.py: part of a name, of a group, on an audit note)
+and how the use stands (acronym_classify.py, with what the writer's words may be from
+acronym_written.py and acronym_forms.py).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Literal
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.acronym_forms import (
-    expansion_before,
-    expansion_within,
-    initials_spell,
-    same_words,
-)
-from evalgate.checks.acronym_prose import comment_spans, prose_line, skipped_lines
+from evalgate.checks.acronym_classify import ProblemKind, classify
+from evalgate.checks.acronym_forms import spelled_tail
+from evalgate.checks.acronym_labels import no_acronym, versioned_stem
+from evalgate.checks.acronym_prose import Prose, comment_spans, inside_spans, prose_line
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.checks.acronym_tokens import token_finder
+from evalgate.checks.acronym_uses import DocumentUses, name_part, paren_group, profile_of
+from evalgate.checks.acronym_written import expansion_within, list_expansion
 from evalgate.checks.readable import CAPPED_SCORE, disguise_findings
-from evalgate.document import Document, normalise_title
+from evalgate.document import Document
 from evalgate.results import Finding
 from evalgate.rubrics.params import AcronymExpansionParams
 
@@ -47,8 +47,6 @@ __all__ = [
     "prose_line",
     "score_for",
 ]
-
-ProblemKind = Literal["unexpanded", "late", "defined_after", "wrong_expansion", "shorthand", "reversed"]
 
 
 @dataclass(frozen=True)
@@ -66,19 +64,13 @@ class AcronymProblem:
 
 # --- recognising acronyms and expansions ------------------------------------------------------------
 
-_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
-# RQ1, H2, KF3, Q4, P95, and zero-padded catalogue ids (OWASP's LLM01, ASI03): labels, not acronyms
-_REFERENCE_ID = re.compile(r"[A-Z]{1,2}[0-9]+|[A-Z]+0[0-9]+")
-_WORD = re.compile(r"[A-Za-z0-9]+")
 # `(AI RMF)`: an acronym that follows other acronyms inside a just-opened parenthesis is in it too.
 _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
-_BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
 _LINK_TEXT = re.compile(r"\[[^\[\]]*\]\(")  # no `[` inside: a link's text starts at its last `[` (linear)
 # Only a use right after `(` or after `(Capitalised Words ` (_OPEN_GROUP, over the 40 characters before
 # it) can be a reversed expansion; both need a `(` followed by a capital in the raw text before it
 # (masking blanks characters, it never makes them), the use's own first letter included.
 _PAREN_CAPITAL = re.compile(r"\([A-Z]")
-_PAREN_AFTER = re.compile(r"[ \t]*\(([^()]*)\)")  # `ABBR (Full Name)`: a parenthesis right after
 # `(ABBR, Full Name)`: what follows the acronym in a reversed expansion (compiled here: `re.match` with a
 # pattern string looks it up in re's cache at each of the ~8,500 uses right after a `(`)
 _REVERSED_TAIL = re.compile(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)")
@@ -86,7 +78,7 @@ _REVERSED_TAIL = re.compile(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)")
 
 def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
     """(line number, the line with non-prose blanked) for every line that is prose at all."""
-    prose = _Prose(document)
+    prose = Prose(document)
     for number in range(1, len(document.lines) + 1):
         line = prose.line(number)
         if line.strip():
@@ -95,9 +87,9 @@ def prose_lines(document: Document) -> Iterator[tuple[int, str]]:
 
 def _suggested(abbr: str, table: AcronymTable, in_document: str | None) -> str | None:
     """The expansion to suggest (see AcronymTable.suggestion for the order). The document's own is
-    offered only when its words' initials spell the acronym."""
-    if in_document is not None and not initials_spell(abbr, in_document):
-        in_document = None
+    offered only when its words' initials spell the acronym (a list's items by theirs: SOLID)."""
+    if in_document is not None and list_expansion(in_document, abbr) is None:
+        in_document = spelled_tail(abbr, in_document)
     return table.suggestion(abbr, in_document)
 
 
@@ -115,43 +107,6 @@ def _unknown_hint(abbr: str) -> str:
 # --- the pass over the document ----------------------------------------------------------------------
 
 
-class _Prose:
-    """The document's lines, masked to prose on demand (most lines never need it)."""
-
-    def __init__(self, document: Document, sections: tuple[str, ...] = ()) -> None:
-        self.lines = document.lines
-        self.skip = skipped_lines(document)
-        if sections:  # only these sections (and their subsections) are scanned
-            keep = bytearray(len(self.skip))
-            for title in sections:
-                found = document.find_section(normalise_title(title))
-                if found is not None:
-                    keep[found.line : found.end_line + 1] = b"\x01" * (found.end_line + 1 - found.line)
-            self.skip = bytearray(s | (k ^ 1) for s, k in zip(self.skip, keep, strict=True))
-        self._masked: dict[int, str] = {}
-        section = document.find_section("sources")
-        self.sources = (section.line, section.end_line) if section is not None else (0, -1)
-
-    def line(self, number: int) -> str:
-        if self.skip[number]:
-            return ""
-        masked = self._masked.get(number)
-        if masked is None:
-            masked = self._masked[number] = prose_line(self.lines[number - 1])
-        return masked
-
-    def before(self, number: int, column: int) -> str:
-        """Prose before `column` of a line, with up to three earlier lines while the paragraph wraps."""
-        parts = [self.line(number)[:column]]
-        while len(parts) < 4 and number > 1 and not _BLOCK_START.match(parts[-1]):
-            number -= 1
-            previous = self.line(number)
-            if not previous.strip() or previous.lstrip().startswith("#"):
-                break
-            parts.append(previous)
-        return " ".join(reversed(parts))
-
-
 @dataclass
 class _FirstUse:
     """Mutable bookkeeping during the pass; never leaves this module."""
@@ -163,6 +118,8 @@ class _FirstUse:
     expanded_at: int | None = None
     long_form: str | None = None
     column: int = -1
+    where: str = ""  # the name the use is part of (`LLM-based`), for the message
+    name: str = ""  # the name defined after it, when the acronym is part of one (`KG-RAG (...)`)
 
 
 def find_problems(
@@ -174,7 +131,8 @@ def find_problems(
     text = document.text  # "\n".join(lines), and maybe one more "\n": the same offsets
     line, counted_to = 1, 0  # the line of offset `counted_to` (matches come in document order)
     comments = comment_spans(text)
-    prose = _Prose(document, sections)
+    prose = Prose(document, sections)
+    whole = DocumentUses(document, prose, comments, table)
     title = next((s.line for s in document.sections if s.level == 1), None)
     tokens = token_finder(table.mixed_case, tuple(table.shorthand))
     first: dict[str, _FirstUse] = {}
@@ -182,6 +140,8 @@ def find_problems(
     judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
     not_acronym: set[str] = set()  # and not: decided once per document, by the token and the text only
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
+    versioned: dict[str, str] = {}  # OWL2 -> OWL (versioned_stem)
+    named_until = (0, 0)  # (line, column) where the last name of words defined after it ends
     # Searched for at every later use of a settled acronym (~55,000 in the corpus): bound once, and
     # the window's start without a call to max() (those calls were 2% of the check's instructions).
     paren_capital = _PAREN_CAPITAL.search
@@ -196,15 +156,14 @@ def find_problems(
         if abbr in settled and paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
             continue
         if abbr not in judged:
-            if (
-                abbr in table.not_acronyms
-                or (abbr in table.capitalised_words and f"({abbr})" not in text)
-                or _ROMAN.fullmatch(abbr) is not None
-                or _is_reference_id(abbr, text, table)
-            ):
+            if no_acronym(abbr, text, table):
                 not_acronym.add(abbr)
                 continue
             judged.add(abbr)
+            if abbr[-1].isdigit():
+                versioned[abbr] = versioned_stem(abbr, text, table)
+        if abbr in versioned:
+            abbr = versioned[abbr]  # OWL2 where the document writes OWL: a use of OWL
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
@@ -215,9 +174,17 @@ def find_problems(
         line_start = text.rfind("\n", 0, at) + 1
         column = at - line_start
         masked = prose.line(line)
-        if not masked or masked[column] == " " or (comments and _inside(comments, at)):
+        if not masked or masked[column] == " " or (comments and inside_spans(comments, at)):
             continue
-        after = masked[m.end() - line_start :]
+        end = m.end() - line_start
+        if abbr in table.profiles and profile_of(masked, column, table.profiles[abbr]):
+            continue  # `OWL 2 RL`: a profile of OWL, not the acronym RL
+        compound = _name_part(masked, column, end)
+        if compound is not None and not whole.stands_alone(abbr):
+            continue  # part of a name (EUR-Lex, OWL 2 RL): no use of an acronym the text never uses alone
+        if line == named_until[0] and column < named_until[1]:
+            continue  # AI in `EU AI Act (...)`: part of the name reported as defined after it
+        after = masked[end:]
         opened = column > 0 and (
             masked[column - 1] == "("
             or (
@@ -225,30 +192,58 @@ def find_problems(
                 and _OPEN_GROUP.search(masked, max(0, column - 40), column) is not None
             )
         )
+        # An audit note talks about the acronyms: its mentions are no uses (asked only where a use
+        # would count: most uses looked at here are later ones right after a `(`, and not reversed)
         if opened:
             problem = _reversed(after, abbr, line, table)
-            if problem is not None:
+            if problem is not None and not whole.audit(line):
                 reversed_.append(replace(problem, column=column, written=m.group()))
                 first.setdefault(abbr, _FirstUse(m.group(), line, "reversed"))
                 continue
         if use is not None and (use.kind is None or use.expanded_at is not None):
             continue  # settled: later uses of an acronym may stand alone
-        before = prose.before(line, masked.rfind("(", 0, column)) if opened else ""
-        kind, detail, long_form = _classify(before, after, abbr, opened, table)
+        if use is None and whole.audit(line):
+            continue  # (a later use on an audit note is asked about below, only if it would count)
+        group = paren_group(masked, column, end) if "(" in masked[max(0, column - 60) : column] else None
+        paren = group[0] if group is not None else masked.rfind("(", 0, column) if opened else -1
+        before = prose.before(line, paren) if paren >= 0 else ""
+        where = compound[0] if compound is not None else ""
+        if compound is not None and compound[2] > end:  # `KG-RAG (Knowledge Graph ...)`: the whole name
+            after = masked[compound[2] :]
+        kind, detail, long_form, defined = classify(
+            before or masked[:column], after, abbr, m.group(), opened, group, where, table, use is None
+        )
         if use is None:
             if kind not in (None, "wrong_expansion") and (
-                line == title or _in_source_title(prose, line, column)
+                line == title or _in_source_title(prose, line, column) or _quoted(masked, column, end)
             ):
                 continue  # a title is a label or a quotation; the author's own first use must expand it
-            first[abbr] = _FirstUse(m.group(), line, kind, detail, long_form=long_form, column=column)
-        elif kind is None:
-            use.expanded_at, use.long_form = line, long_form
+            written, col, name = m.group(), column, defined
+            if kind == "defined_after" and compound is not None and compound[2] > end:
+                written, col, where = compound[0], compound[1], ""  # `KG-RAG (...)`: the whole name
+            elif kind == "defined_after" and " " in defined:
+                named_until = (line, column + len(defined))  # `EU AI Act (...)`
+            first[abbr] = _FirstUse(
+                written, line, kind, detail, long_form=long_form, column=col, where=where, name=name
+            )
+        elif kind is None and not whole.audit(line):
+            use.expanded_at = line
+            use.long_form = use.long_form or long_form  # a reversed or other form keeps its own words
     problems = [
         _first_use_problem(abbr, use, table)
         for abbr, use in first.items()
         if use.kind not in (None, "reversed")
     ]
     return tuple(sorted(problems + reversed_, key=lambda p: (p.line, p.acronym)))
+
+
+def _name_part(masked: str, start: int, end: int) -> tuple[str, int, int] | None:
+    """acronym_uses.name_part, asked only where a `-`, a `/` or a version number touches the token."""
+    before = masked[start - 1] if start > 0 else " "
+    after = masked[end] if end < len(masked) else " "
+    if before in "-/" or after in "-/" or (before == " " and start > 1 and masked[start - 2].isdigit()):
+        return name_part(masked, start, end)
+    return None
 
 
 def _no_news(use: _FirstUse, abbr: str, table: AcronymTable) -> bool:
@@ -261,59 +256,20 @@ def _no_news(use: _FirstUse, abbr: str, table: AcronymTable) -> bool:
     return use.kind is None or use.expanded_at is not None or abbr not in table.shorthand
 
 
-def _in_source_title(prose: _Prose, line: int, column: int) -> bool:
+def _quoted(masked: str, start: int, end: int) -> bool:
+    """Whether [start, end) of a (masked) line is inside a quotation, "..." or “...”: a cited title or
+    someone else's sentence, which the author's own first use must expand, not the quotation."""
+    if masked.count('"', 0, start) % 2 == 1 and '"' in masked[end:]:
+        return True
+    opening = masked.rfind("\u201c", 0, start)
+    return opening >= 0 and "\u201d" not in masked[opening:start] and "\u201d" in masked[end:]
+
+
+def _in_source_title(prose: Prose, line: int, column: int) -> bool:
     """Whether the column is inside the link text of an entry in the Sources section (a cited title)."""
     if not prose.sources[0] <= line <= prose.sources[1]:
         return False
     return any(m.start() < column < m.end() for m in _LINK_TEXT.finditer(prose.lines[line - 1]))
-
-
-def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
-    i = bisect.bisect_right(spans, (offset, len(spans) and 1 << 62)) - 1
-    return i >= 0 and spans[i][0] <= offset < spans[i][1]
-
-
-def _is_reference_id(abbr: str, text: str, table: AcronymTable) -> bool:
-    """RQ1, H2, KF3, Q4: labels, not acronyms. D3 is in the protocol's table, so it is a label only when
-    a sibling (D1, D2, D4, ...) is in the document too."""
-    if _REFERENCE_ID.fullmatch(abbr) is None:
-        return False
-    if abbr not in table.required and abbr not in table.checked:
-        return True
-    stem = abbr.rstrip("0123456789")
-    return _sibling_regex(stem, abbr[len(stem) :]).search(text) is not None
-
-
-@lru_cache(maxsize=256)
-def _sibling_regex(stem: str, digits: str) -> re.Pattern[str]:
-    """`stem` and a number other than `digits`, as a word of its own (D1 or D12 for D3). The stem
-    comes first so the engine jumps between its occurrences; the look-behind after it checks the
-    character before it (a look-behind in front would be tried at every position of the text)."""
-    return re.compile(rf"{stem}(?<![\w-]{stem})(?!{digits}\b)[0-9]+\b")
-
-
-def _classify(
-    before: str, after: str, abbr: str, opened: bool, table: AcronymTable
-) -> tuple[ProblemKind | None, str, str | None]:
-    """How this use of `abbr` stands: (None = correctly expanded | problem kind, detail, long form)."""
-    if abbr in table.shorthand:
-        following = _WORD.search(after, 0, 40)
-        ok = following is not None and following.group().lower() in table.shorthand[abbr].accept
-        return (None if ok else "shorthand"), "", None
-    if opened:
-        long_form = expansion_before(before, abbr)
-        if long_form is not None:
-            required = table.required.get(abbr)
-            if required is None or same_words(long_form, required):
-                return None, "", long_form
-            if initials_spell(abbr, long_form):  # a real expansion, but not the one the protocol requires
-                return "wrong_expansion", long_form, long_form
-    paren = _PAREN_AFTER.match(after)
-    if paren is not None:
-        inner = expansion_within(paren.group(1), abbr)
-        if inner is not None:
-            return "defined_after", inner, inner
-    return "unexpanded", "", None
 
 
 def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymProblem | None:
@@ -338,24 +294,39 @@ def _reversed(after: str, abbr: str, line: int, table: AcronymTable) -> AcronymP
 
 def _first_use_problem(abbr: str, use: _FirstUse, table: AcronymTable) -> AcronymProblem:
     kind: ProblemKind = use.kind or "unexpanded"
-    suggestion = None if kind == "shorthand" else _suggested(abbr, table, use.long_form)
-    wanted = _expected(abbr, suggestion)
+    named = use.name or abbr  # what the message names: the acronym, or the name it is defined in
+    suggestion = None if kind == "shorthand" else _suggested(named, table, use.long_form)
+    wanted = _expected(named, suggestion)
+    own = kind in ("defined_after", "other_form") and suggestion is None and bool(use.long_form)
+    if own:  # the writer's own words, in the protocol's order (not a suggestion `fix` would write)
+        wanted = _expected(named, use.long_form)
+    place = f' in "{use.where}"' if use.where else ""
     if kind == "shorthand":
         message = f"{use.written} used as shorthand; {table.shorthand[abbr].advice} at first use"
     elif kind == "defined_after":
-        message = f'{abbr} defined as "{abbr} ({use.detail})"; the protocol asks for "{wanted}" at first use'
+        message = (
+            f'{named} defined in reversed order as "{named} ({use.detail})"; '
+            f'the protocol asks for "{wanted}" at first use'
+        )
+    elif kind == "other_form":
+        message = f'{use.written} written as "{use.detail}"; the protocol asks for "{wanted}" at first use'
     elif kind == "wrong_expansion":
         message = f'{abbr} expanded as "{use.detail} ({abbr})"; the protocol requires "{wanted}" at first use'
     elif use.expanded_at is not None:
         kind = "late"
         message = (
-            f"{use.written} used before its expansion (expanded only at line {use.expanded_at}); "
+            f"{use.written} used{place} before its expansion (expanded only at line {use.expanded_at}); "
+            f'write "{wanted}" at first use'
+        )
+    elif use.detail:  # a part of a group that the words before the group do not spell
+        message = (
+            f'{use.written} used without expansion: the words before "({use.detail})" do not spell it; '
             f'write "{wanted}" at first use'
         )
     else:
-        message = f'{use.written} used without expansion; write "{wanted}" at first use'
-    if suggestion is None and kind != "shorthand":
-        message += _unknown_hint(abbr)
+        message = f'{use.written} used{place} without expansion; write "{wanted}" at first use'
+    if suggestion is None and kind != "shorthand" and not own:
+        message += _unknown_hint(named)
     return AcronymProblem(abbr, kind, use.line, message, suggestion, use.column, use.written)
 
 

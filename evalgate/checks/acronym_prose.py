@@ -1,28 +1,34 @@
 """Masking non-prose for the acronym_expansion check: what of a document is not prose at all (front
 matter, code blocks, HTML comments) and, within a line, code spans, autolinks, HTML tags, link
-targets, reference definitions and URLs, blanked to spaces so columns and offsets keep.
+targets, reference definitions and URLs, blanked to spaces so columns and offsets keep; `Prose` gives
+a document's lines masked on demand.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
-from evalgate.document import Document
+from evalgate.document import Document, normalise_title
 
 # Non-prose inside one line, masked only on lines that hold a candidate acronym (most never need it).
 # (hint, pattern): each pattern runs only on a line that contains its hint, and starts with a literal so
 # the regex engine can jump between candidates; one alternation of all of them was ten times slower.
 _INLINE_NON_PROSE: tuple[tuple[str, re.Pattern[str] | None], ...] = (
     ("`", re.compile(r"(?P<tick>`+)(?!`).*?(?<!`)(?P=tick)(?!`)|`.*")),  # an unclosed span: rest of line
-    # (`[^)\s]*` runs to the first `)` or space, so a `(...)` group after it never matched; and `]`
-    # ends it, else from each `](` of a long run it ran to the run's end: quadratic)
-    ("](", re.compile(r"\]\([^)\s\]]*+(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")),
+    # A target may hold balanced parentheses (a DOI such as `1520-0469(1963)020%3C0130:DNF%3E2.0.CO;2`);
+    # `]` ends it and the runs are possessive, else from each `](` of a long run it ran to the run's
+    # end: quadratic.
+    ("](", re.compile(r"\]\((?:[^()\s\]]++|\([^()\s\]]*+\))*+(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")),
     ("]:", re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S.*")),
     ("<", re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")),
     ("://", None),  # `[A-Za-z][A-Za-z0-9+.-]*://` + _URL_BODY, found from each `://`: see _blank_urls
     ("www.", re.compile(r"www\.[^\s<>()\[\]]*")),
     ("mailto:", re.compile(r"mailto:[^\s<>()\[\]]*")),
 )
+
+
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+|>#]|\d+[.)])")  # a line that starts a block does not continue one
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -96,6 +102,12 @@ def comment_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def inside_spans(spans: list[tuple[int, int]], offset: int) -> bool:
+    """Whether `offset` is inside one of `spans` (sorted `(start, end)` pairs, as comment_spans gives)."""
+    i = bisect.bisect_right(spans, (offset, len(spans) and 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= offset < spans[i][1]
+
+
 def _comment_start(text: str, start: int) -> int:
     """`text.find("<!--", start)`, found from each `<`: a one-character find runs at memchr's speed,
     while the four-character one stops at every `-` (table rules, hyphens) and took 30 ms of the
@@ -104,3 +116,41 @@ def _comment_start(text: str, start: int) -> int:
     while at >= 0 and not text.startswith("<!--", at):
         at = text.find("<", at + 1)
     return at
+
+
+class Prose:
+    """The document's lines, masked to prose on demand (most lines never need it), for the
+    acronym_expansion check's pass; `sections` limits it to those sections and their subsections."""
+
+    def __init__(self, document: Document, sections: tuple[str, ...] = ()) -> None:
+        self.lines = document.lines
+        self.skip = skipped_lines(document)
+        if sections:  # only these sections (and their subsections) are scanned
+            keep = bytearray(len(self.skip))
+            for title in sections:
+                found = document.find_section(normalise_title(title))
+                if found is not None:
+                    keep[found.line : found.end_line + 1] = b"\x01" * (found.end_line + 1 - found.line)
+            self.skip = bytearray(s | (k ^ 1) for s, k in zip(self.skip, keep, strict=True))
+        self._masked: dict[int, str] = {}
+        section = document.find_section("sources")
+        self.sources = (section.line, section.end_line) if section is not None else (0, -1)
+
+    def line(self, number: int) -> str:
+        if self.skip[number]:
+            return ""
+        masked = self._masked.get(number)
+        if masked is None:
+            masked = self._masked[number] = prose_line(self.lines[number - 1])
+        return masked
+
+    def before(self, number: int, column: int) -> str:
+        """Prose before `column` of a line, with up to three earlier lines while the paragraph wraps."""
+        parts = [self.line(number)[:column]]
+        while len(parts) < 4 and number > 1 and not _BLOCK_START.match(parts[-1]):
+            number -= 1
+            previous = self.line(number)
+            if not previous.strip() or previous.lstrip().startswith("#"):
+                break
+            parts.append(previous)
+        return " ".join(reversed(parts))

@@ -9,13 +9,14 @@ shipped table by `with_params`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
-from evalgate.rubrics.params import AcronymExpansionParams
+from evalgate.rubrics.params import AUDIT_PHRASES, PROFILES, AcronymExpansionParams
 from evalgate.yamlsafe import safe_load
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
@@ -45,6 +46,9 @@ class AcronymTable:
     capitalised_words: frozenset[str] = frozenset()
     expansions: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the repository glossary
     common: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # the bundled common expansions
+    missing_letters: int = 1  # letters of a name in capitalised words that may come from no word
+    audit_phrases: tuple[str, ...] = AUDIT_PHRASES  # a line holding one is an audit note (lower case)
+    profiles: Mapping[str, str] = field(default_factory=lambda: _profiles(PROFILES))  # RL -> OWL|...
 
     def suggestion(self, abbr: str, in_document: str | None = None) -> str | None:
         """The expansion a finding should suggest, if one is known, in this order: the protocol's
@@ -93,7 +97,19 @@ def with_params(params: AcronymExpansionParams | None) -> AcronymTable:
         required=table.required if params.required is None else MappingProxyType(dict(params.required)),
         not_acronyms=table.not_acronyms | frozenset(params.understood),
         expansions=MappingProxyType(dict(params.expansions)),
+        missing_letters=params.missing_letters,
+        audit_phrases=tuple(phrase.lower() for phrase in params.audit_phrases),
+        profiles=_profiles(params.profiles),
     )
+
+
+def _profiles(names: Mapping[str, tuple[str, ...]]) -> Mapping[str, str]:
+    """PROFILE -> the names it may follow, as a regex alternation (`RL` -> `OWL`)."""
+    after: dict[str, list[str]] = {}
+    for name, profiles in names.items():
+        for profile in profiles:
+            after.setdefault(profile, []).append(re.escape(name))
+    return MappingProxyType({profile: "|".join(found) for profile, found in after.items()})
 
 
 def _parse_table(text: str) -> AcronymTable:

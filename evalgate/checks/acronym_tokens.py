@@ -54,7 +54,9 @@ def token_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pa
         rf"(?P<abbr>{abbr})"
         r"(?:(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])|)"  # a version: GPT-4, GPT-4o, GPT-3.5
         r"(?:(?P<plural>s)|)"
-        r"(?![\w@&]|\.\w|/\w)"  # not part of SQLite, README.md, an e-mail address or a path
+        # not part of SQLite, README.md or an e-mail address; before `/` it is read (`CI/CD`,
+        # `ECB/EBA`, `LLM/embedding`): acronym_uses.py decides which such tokens are uses
+        r"(?![\w@&]|\.\w)"
     )
 
 

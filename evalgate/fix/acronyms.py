@@ -8,7 +8,12 @@ Everything else (a wrong expansion of the protocol's table, A/B shorthand, an ac
 expansion is unknown, a first use in a heading, whose anchor would change) is left for the author,
 and said so. An edit is made only where every character it replaces is prose (never inside a code
 span, a URL, a link target, an HTML tag or comment: `prose_line` leaves those blanked), on a line
-that is no heading, front matter or code; it never adds or removes a line.
+that is no heading, front matter or code; it never adds or removes a line. Nor where it would damage
+the words around it (evalgate/fix/refusals.py): inside a parenthesis, a `/` or `-` compound, a link's
+text, a quotation or italic title, on a line that talks about the acronyms, next to the words it
+would insert, or on a line holding an invisible format character (U+200B, U+00AD, ...: the check may
+read the line without it, the file has it). The article before an insertion is set for what now
+comes first ("an LLM" -> "a Large Language Model (LLM)", evalgate/fix/articles.py).
 
 A fix must not move another dimension: after the edits the other deterministic checks run again, and
 if any result changed (a Key Finding that reaches the word floor, an Evidence Map match that moves),
@@ -26,12 +31,14 @@ from dataclasses import dataclass, field
 
 from evalgate.checks import run_check
 from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
-from evalgate.checks.acronym_forms import expansion_before
 from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.acronym_table import AcronymTable, with_params
+from evalgate.checks.acronym_written import written_expansion
 from evalgate.document import Document, parse_document
+from evalgate.fix.articles import article_before, article_for, with_article
+from evalgate.fix.refusals import audit_note, duplicated, invisible, why_not
 from evalgate.fix.regions import Guard
-from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
+from evalgate.rubrics.params import FIX_LEAVES_LINES_WITH, AcronymExpansionParams, CheckParams
 
 _REVERSED_SPAN = re.compile(r"\([^()]*\)")  # from the `(` before the acronym to its `)`
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]+\b")  # an acronym inside a suggested expansion
@@ -67,6 +74,7 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
     result = FixResult(text)
     table = with_params(params)
     sections = params.sections if params is not None else ()
+    audit_words = params.fix_leaves_lines_with if params is not None else FIX_LEAVES_LINES_WITH
     baseline = _other_results(parse_document(text), others)
     refused: set[tuple[str, int]] = set()  # (acronym, line) whose fix would move another dimension
     for attempt in range(_PASSES + 1):
@@ -74,8 +82,9 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
         guard = Guard(document)
         edits: list[Edit] = []
         result.left = []
+        lines = result.text.split("\n")  # as written: the edits go there
         for problem in find_problems(document, table, sections=sections):
-            edit, why = _edit_for(problem, document, table, guard)
+            edit, why = _edit_for(problem, document, lines[problem.line - 1], table, guard, audit_words)
             if edit is None or (problem.acronym, problem.line) in refused:
                 result.left.append((problem, why or "fixing it would change another dimension's result"))
             elif attempt == _PASSES or _overlaps(edit, edits):
@@ -93,7 +102,12 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
 
 
 def _edit_for(
-    problem: AcronymProblem, document: Document, table: AcronymTable, guard: Guard
+    problem: AcronymProblem,
+    document: Document,
+    written_line: str,
+    table: AcronymTable,
+    guard: Guard,
+    audit_words: tuple[str, ...],
 ) -> tuple[Edit | None, str]:
     if problem.suggestion is None or problem.column < 0:
         if problem.kind == "shorthand":
@@ -101,12 +115,19 @@ def _edit_for(
         return None, "its expansion is unknown (add it to the glossary)"
     if problem.kind == "wrong_expansion":
         return None, "the expansion differs from the one the protocol requires: rewrite it"
+    if problem.kind == "other_form":
+        return None, "written in another form (see the finding): rewrite it as Full Name (ABBR)"
     inner = next((w for w in _CAPITALS.findall(problem.suggestion) if w not in table.not_acronyms), None)
     if inner is not None:  # `JSON Web Token (JWT)` would make JSON's first use unexpanded in turn
         return None, f"its expansion holds another acronym ({inner}): write both by hand"
+    hidden = invisible(written_line)
+    if hidden is not None:
+        return None, f"the line holds an invisible character ({hidden}): remove it, then run fix again"
+    raw = document.lines[problem.line - 1]
+    if audit_note(raw, audit_words):
+        return None, "the line talks about acronyms or their expansion (an audit note): edit it by hand"
     if problem.line in set(document.heading_lines):
         return None, "first used in a heading (its anchor would change): expand it there by hand"
-    raw = document.lines[problem.line - 1]
     prose = prose_line(raw)
     start, word = problem.column, problem.written
     if raw[start : start + len(word)] != word:
@@ -128,19 +149,45 @@ def _edit_for(
         old, new = word, f"{expansion}{'s' if plural else ''} ({word})"
     if prose[start : start + len(old)] != old:
         return None, "next to code, a URL or markup"
-    why = guard.why_not(problem.line, start, start + len(old))
+    why = guard.why_not(problem.line, start, start + len(old)) or why_not(raw, prose, start, start + len(old))
     if why is not None:
         return None, why
+    start, old, new, why = _article(raw, start, old, new, expansion, problem, document)
+    if why is not None:
+        return None, why
+    line = raw[:start] + new + raw[start + len(old) :]
+    if duplicated(prose_line(line), expansion):
+        return None, "the line already spells out its expansion: move it to the first use by hand"
     # The check must read the edited line as expanded, or fix would insert it again on every run
     # (a glossary's `Quick `Zany` Xylophone` is code there, `Quick | Zany Yak` splits a table cell).
-    written = prose_line(raw[:start] + new + raw[start + len(old) :])
+    written = prose_line(line)
     opening = start + new.rfind("(")
     if (
         written[start : start + len(new)] != new
-        or expansion_before(written[:opening], problem.acronym) is None
+        or written_expansion(written[:opening], problem.acronym, table.missing_letters) is None
     ):
         return None, "its expansion would not read as one there (code or markup in it): write it by hand"
     return Edit(problem.line, start, old, new, problem.acronym), ""
+
+
+def _article(
+    raw: str, start: int, old: str, new: str, expansion: str, problem: AcronymProblem, document: Document
+) -> tuple[int, str, str, str | None]:
+    """The edit with the article before it set for what now comes first ("an LLM" -> "a Large Language
+    Model (LLM)"); a refusal when that article is on the line above."""
+    wanted = article_for(expansion)
+    found = article_before(raw, start)
+    if found is not None:
+        at, word = found
+        if word.lower() == wanted:
+            return start, old, new, None
+        return at, raw[at:start] + old, with_article(word, wanted) + raw[at + len(word) : start] + new, None
+    if raw[:start].strip(" \t>*_-+") == "" and problem.line > 1:  # the first word of its line
+        above = document.lines[problem.line - 2].rstrip()
+        last = above.rsplit(None, 1)[-1] if above.strip() else ""
+        if last.lower() in ("a", "an") and last.lower() != wanted:
+            return start, old, new, f'the article before it ("{last}") is on the line above: fix both by hand'
+    return start, old, new, None
 
 
 def _overlaps(edit: Edit, edits: list[Edit]) -> bool:

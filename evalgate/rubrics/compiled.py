@@ -157,7 +157,7 @@ PACKS = {
                                               required=True)))),
     ),
     'research-loop': (
-        'c3303e623d03b59a370e9b2986d16a87bbbb1b9c0ffd9c2082bd4b5ec8935f98',
+        'a203cb00313b2f00f723088bbe7d79625a0ca4ec487515274fe8a7b41556b1dc',
         Rubric(id='research-loop',
                title='Research loop item quality',
                description='A completed research item answers one question with labelled, sourced claims. '
@@ -653,10 +653,17 @@ PACKS = {
                                      description='Every acronym is expanded as `Full Name (ABBR)` at its '
                                                  "first use in the whole document (the protocol's "
                                                  'most-failed table included, with its required '
-                                                 'expansions); the reversed order `(ABBR, Full Name)` is '
-                                                 "wrong, and `ABBR (Full Name)` is not the protocol's "
-                                                 'form. Code, URLs, HTML comments and front matter are not '
-                                                 'prose and are ignored (rules: docs/checks.md).',
+                                                 'expansions). The name written before the parenthesis '
+                                                 'counts whatever its initials (Web Ontology Language '
+                                                 "(OWL), YAML Ain't Markup Language (YAML)), and a group "
+                                                 'is expanded part by part (continuous integration and '
+                                                 'continuous delivery (CI/CD)). The reversed order `(ABBR, '
+                                                 'Full Name)` is wrong, and `ABBR (Full Name)` (a list '
+                                                 "such as SOLID's too) is not the protocol's form. A token "
+                                                 'that is part of a name (EUR-Lex, OWL 2 RL) is no use of '
+                                                 'an acronym the text never uses alone; audit notes that '
+                                                 'talk about the acronyms, code, URLs, HTML comments and '
+                                                 'front matter are not read (rules: docs/checks.md).',
                                      hard_fail=True,
                                      anchors={5: 'Every acronym is expanded as Full Name (ABBR) at its '
                                                  'first use.',
@@ -696,7 +703,26 @@ PACKS = {
                                                                                      'Problems',
                                                                              'D3': 'Data-Driven Documents'},
                                                                    understood=(),
-                                                                   expansions={})),
+                                                                   expansions={},
+                                                                   missing_letters=1,
+                                                                   profiles={'OWL': ('DL',
+                                                                                     'EL',
+                                                                                     'QL',
+                                                                                     'RL')},
+                                                                   audit_phrases=('acronym',
+                                                                                  'abbreviation',
+                                                                                  'initialism',
+                                                                                  'unexpanded',
+                                                                                  'not expanded',
+                                                                                  'expanded as',
+                                                                                  'expanded at',
+                                                                                  'expanded in',
+                                                                                  'expanded on',
+                                                                                  'expanded first'),
+                                                                   fix_leaves_lines_with=('acronym',
+                                                                                          'abbreviat',
+                                                                                          'initialism',
+                                                                                          'expan'))),
                            Dimension(id='executive_summary_first_sentence',
                                      kind='judge',
                                      title='Executive Summary opens with a falsifiable answer',

@@ -145,10 +145,37 @@ class SourceConsultationParams(CheckParams):
         field_rule("access_notes", _phrases, self.access_notes)
 
 
+# A line that holds one of these (any case) is an audit note about the acronyms ("- GDPR: not expanded
+# in this document", "Acronym audit: LLM, API"): its acronyms are mentions, not uses.
+AUDIT_PHRASES = (
+    "acronym",
+    "abbreviation",
+    "initialism",
+    "unexpanded",
+    "not expanded",
+    "expanded as",
+    "expanded at",
+    "expanded in",
+    "expanded on",
+    "expanded first",
+)
+# Names whose profiles are written as capitals after the name and an optional version: `OWL 2 RL`.
+PROFILES = {"OWL": ("DL", "EL", "QL", "RL")}
+# `evalgate fix` edits no line that holds one of these (any case): a line that talks about acronyms
+# or expanding them, where an inserted expansion could contradict what it says.
+FIX_LEAVES_LINES_WITH = ("acronym", "abbreviat", "initialism", "expan")
+
+
+def _no_blank_entry(entries: tuple[str, ...]) -> None:
+    if any(not entry.strip() for entry in entries):
+        raise ValueError("an entry must not be blank")
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
 class AcronymExpansionParams(CheckParams):
-    """acronym_expansion: where it looks, and the rubric's own acronym data on top of the bundled
-    acronyms.yml (the protocol's required expansions and what is accepted unexpanded)."""
+    """acronym_expansion: where it looks, the rubric's own acronym data on top of the bundled
+    acronyms.yml (the protocol's required expansions and what is accepted unexpanded), and the
+    rules' numbers and lists (docs/checks.md)."""
 
     sections: tuple[str, ...] = ()  # section titles scanned (with their subsections); none: everything
     # ABBR -> required expansion; None: acronyms.yml's table
@@ -156,10 +183,19 @@ class AcronymExpansionParams(CheckParams):
     understood: tuple[str, ...] = ()  # accepted unexpanded, besides acronyms.yml's not_acronyms
     # ABBR -> suggested expansion (a glossary)
     expansions: Annotated[dict[str, str], Checked(_abbreviations)] = field(default_factory=dict)
+    # how many letters of a name written in capitalised words may come from no word of it (Pseudo-
+    # Terminal (PTY)); 0: every letter must
+    missing_letters: Annotated[int, Constraint(ge=0, le=3)] = 1
+    # NAME -> its profiles: `OWL 2 RL`, `OWL RL` name a profile of OWL, never a use of RL
+    profiles: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(PROFILES))
+    audit_phrases: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = AUDIT_PHRASES
+    fix_leaves_lines_with: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = FIX_LEAVES_LINES_WITH
 
     def __post_init__(self) -> None:
         field_rule("required", _abbreviations, self.required)
         field_rule("expansions", _abbreviations, self.expansions)
+        field_rule("audit_phrases", _no_blank_entry, self.audit_phrases)
+        field_rule("fix_leaves_lines_with", _no_blank_entry, self.fix_leaves_lines_with)
 
 
 # The checks that take parameters: dimension id -> its parameters' type.

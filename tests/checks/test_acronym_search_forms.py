@@ -10,8 +10,9 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import _sibling_regex, load_table
-from evalgate.checks.acronym_forms import _LONG_FORM_STOP, _long_form_before, acronym_letters, spells_at
+from evalgate.checks.acronym_expansion import load_table
+from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
+from evalgate.checks.acronym_labels import sibling_regex
 from evalgate.checks.acronym_prose import comment_spans
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 
@@ -68,7 +69,7 @@ def test_sibling_search_equals_the_look_behind_form(abbr: str, parts: list[str])
     stem = abbr.rstrip("0123456789")
     digits = abbr[len(stem) :]
     plain = re.search(rf"(?<![\w-]){stem}(?!{digits}\b)[0-9]+\b", text)
-    assert (_sibling_regex(stem, digits).search(text) is None) == (plain is None)
+    assert (sibling_regex(stem, digits).search(text) is None) == (plain is None)
 
 
 TOKEN_PIECES = (
@@ -79,7 +80,7 @@ TOKEN_TEXT = st.lists(st.sampled_from([*TOKEN_PIECES.split(), " ", "\n"]), max_s
 
 
 # What follows the acronym, as first written: optional groups, and no look-ahead at the end of `abbr`.
-PLAIN_TAIL = r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?(?P<plural>s)?(?![\w@&]|\.\w|/\w)"
+PLAIN_TAIL = r"(?P<suffix>-[0-9][0-9A-Za-z.]*[0-9A-Za-z]|-[0-9])?(?P<plural>s)?(?![\w@&]|\.\w)"
 
 
 def plaintoken_regex(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> re.Pattern[str]:
@@ -218,7 +219,7 @@ def test_token_finder_equals_finditer_for_any_specials(
 
 def plain_long_form_before(before: str, abbr: str) -> str:
     """The long form's words after the last stop anywhere in `before` (the form the check used to run)."""
-    stops = [m.end() for m in _LONG_FORM_STOP.finditer(before)]
+    stops = [m.end() for m in LONG_FORM_STOP.finditer(before)]
     if stops:
         before = before[stops[-1] :]
     n = len(acronym_letters(abbr))
@@ -243,7 +244,7 @@ LONG_FORM_TEXT = st.lists(
 @example(abbr="A", parts=["a", " ", "a", " ", ";", *["a", " "] * 6])
 def test_long_form_looks_for_stops_among_its_last_words_only(abbr: str, parts: list[str]) -> None:
     before = "".join(parts)
-    assert _long_form_before(before, abbr) == plain_long_form_before(before, abbr)
+    assert long_form_before(before, abbr) == plain_long_form_before(before, abbr)
 
 
 @settings(max_examples=400, deadline=None)

@@ -1,0 +1,79 @@
+"""Which capitalised tokens are no acronyms in a document, for the acronym_expansion check: the data's
+words and names (acronyms.yml), a capitalised word the document never expands, Roman numerals,
+reference ids and numbered labels (`RQ1`, `LLM01`, `PMC8103230`, `LLM10` beside `LLM09`); and an
+acronym run together with its version (`OWL2`), which counts as the acronym where the document also
+writes it alone. Decided once per document and token, from the token and the text only.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from evalgate.checks.acronym_table import AcronymTable
+from evalgate.checks.acronym_written import written_expansion
+
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+# RQ1, H2, KF3, Q4, P95, and zero-padded catalogue ids (OWASP's LLM01, ASI03): labels, not acronyms
+# ... and PMC8103230, and a numbered label with a letter after (RBNZ's BS2A; W3C and A3C stay acronyms)
+_REFERENCE_ID = re.compile(r"[A-Z]{1,2}[0-9]+|[A-Z]{2}[0-9]+[A-Z]|[A-Z]+0[0-9]+|[A-Z]+[0-9]{4,}")
+# OWASP's LLM10 beside LLM09, BPR160 beside BPR100: a numbered label when a sibling is in the document
+_NUMBERED = re.compile(r"[A-Z]+[0-9]{2,}")
+
+
+def no_acronym(abbr: str, text: str, table: AcronymTable) -> bool:
+    """Whether the token `abbr` is no acronym anywhere in the document `text`."""
+    return (
+        abbr in table.not_acronyms
+        or (abbr in table.capitalised_words and not _expanded_somewhere(abbr, text, table))
+        or _ROMAN.fullmatch(abbr) is not None
+        or _is_reference_id(abbr, text, table)
+    )
+
+
+def _expanded_somewhere(abbr: str, text: str, table: AcronymTable) -> bool:
+    """Whether the document writes `Full Name (WORD)` for a word that is usually no acronym
+    (acronyms.yml's capitalised_words): a `(WORD)` the words before it spell, not a mention such as
+    "return UNSOLVABLE ... at plan-search time (UNSOLVABLE)"."""
+    at = text.find(f"({abbr})")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if written_expansion(text[start:at], abbr, table.missing_letters) is not None:
+            return True
+        at = text.find(f"({abbr})", at + 1)
+    return False
+
+
+def versioned_stem(abbr: str, text: str, table: AcronymTable) -> str:
+    """`OWL2`, `GPT4`, `SOC2`: an acronym and its version run together count as the acronym when the
+    document also writes the acronym alone (else `FTS5` stays a name of its own)."""
+    stem = abbr.rstrip("0123456789")
+    if len(stem) < 2 or len(abbr) - len(stem) > 2 or stem in table.not_acronyms:
+        return abbr
+    return stem if _alone_regex(stem).search(text) is not None else abbr
+
+
+@lru_cache(maxsize=256)
+def _alone_regex(stem: str) -> re.Pattern[str]:
+    return re.compile(rf"{stem}(?<![\w.@$%&\\-]{stem})(?![\w@&-])")
+
+
+def _is_reference_id(abbr: str, text: str, table: AcronymTable) -> bool:
+    """RQ1, H2, KF3, Q4, PMC8103230: labels, not acronyms. D3 is in the protocol's table, so it is a
+    label only when a sibling (D1, D2, D4, ...) is in the document too; so is a longer numbered one
+    (OWASP's LLM10 beside LLM09)."""
+    stem = abbr.rstrip("0123456789")
+    if _REFERENCE_ID.fullmatch(abbr) is None:
+        numbered = _NUMBERED.fullmatch(abbr) is not None
+        return numbered and sibling_regex(stem, abbr[len(stem) :]).search(text) is not None
+    if abbr not in table.required and abbr not in table.checked:
+        return True
+    return sibling_regex(stem, abbr[len(stem) :]).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def sibling_regex(stem: str, digits: str) -> re.Pattern[str]:
+    """`stem` and a number other than `digits`, as a word of its own (D1 or D12 for D3). The stem
+    comes first so the engine jumps between its occurrences; the look-behind after it checks the
+    character before it (a look-behind in front would be tried at every position of the text)."""
+    return re.compile(rf"{stem}(?<![\w-]{stem})(?!{digits}\b)[0-9]+\b")
