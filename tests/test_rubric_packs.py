@@ -4,7 +4,6 @@ amounts, and `evalgate check --rubric PACK FILE --judge ...` end to end on struc
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 from pathlib import Path
@@ -15,7 +14,6 @@ import yaml
 
 import evalgate.rubric
 from evalgate.checks import run_check
-from evalgate.cli import main
 from evalgate.document import parse_document
 from evalgate.gate import decide
 from evalgate.judging.inputs import InputItemError, judge_view
@@ -23,6 +21,7 @@ from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import DimensionResult, Status
 from evalgate.rubric import load_rubric, pack_names, parse_rubric, rubric_json_schema
 from evalgate.rubrics.compile_packs import compiled_packs_source
+from tests.support.cli import run_in
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTED_JUDGE = ROOT / "tests" / "support" / "scripted_judge.py"
@@ -219,12 +218,7 @@ def check_output(
     argv = ["check", str(item), "--rubric", rubric, "--root", str(tmp_path), "--no-cache", "--format", fmt]
     for j in judges:
         argv += ["--judge", j]
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        code = main(argv)
-    finally:
-        os.chdir(cwd)
+    code = run_in(tmp_path, argv)
     return code, capsys.readouterr().out
 
 

@@ -4,15 +4,15 @@ documents, judges and attempts and is the same on a re-run; recorded with every 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from evalgate.cli import main
 from evalgate.judging.prompt import dimension_order, render_judge_prompt
 from evalgate.rubric import load_rubric
+from evalgate.validity.history import load_history
+from tests.support.cli import run_in
 from tests.test_rubric_packs import KW_DIMS, KW_ITEM, judge_spec, write_item
 
 RESEARCH = "# {title}\n\n## Findings\n\n### Executive Summary\n\nThe {title} answer is yes.\n"
@@ -76,16 +76,13 @@ def _logged_orders(log: Path) -> dict[str, list[str]]:
     return orders
 
 
-def _check(workdir: Path, judges: list[str], *paths: str) -> dict:
+def _check(workdir: Path, judges: list[str], *paths: str, history: Path | None = None) -> dict:
     argv = ["check", *paths, "--no-cache", "--format", "json", "--output", "out.json"]
     for judge in judges:
         argv += ["--judge", judge]
-    cwd = os.getcwd()
-    os.chdir(workdir)
-    try:
-        main(argv)
-    finally:
-        os.chdir(cwd)
+    if history is not None:
+        argv += ["--history", str(history)]
+    run_in(workdir, argv)
     return json.loads((workdir / "out.json").read_text(encoding="utf-8"))
 
 
@@ -102,7 +99,7 @@ def two_items(tmp_path: Path) -> Path:
 def test_two_documents_in_one_run_get_different_orders_and_a_rerun_the_same(two_items: Path):
     log = two_items / "prompts.log"
     judge = judge_spec(two_items, "judge", {"default": 4, "log": str(log)})
-    first = _check(two_items, [judge], "one.yml", "two.yml")
+    first = _check(two_items, [judge], "one.yml", "two.yml", history=two_items / "history.jsonl")
     orders = _logged_orders(log)
     assert len(orders) == 2 and orders["one.yml"] != orders["two.yml"]
     assert all(sorted(o) == sorted(KW_DIMS) for o in orders.values())
@@ -114,6 +111,10 @@ def test_two_documents_in_one_run_get_different_orders_and_a_rerun_the_same(two_
         for dim in result["dimensions"]:
             (score,) = dim["judge_scores"]
             assert score["position"] == order.index(dim["id"]) + 1
+    history = {r.path: r.orders for r in load_history(two_items / "history.jsonl")}
+    assert {path: [list(o) for o in h] for path, h in history.items()} == {
+        p: [o] for p, o in recorded.items()
+    }
 
     log.unlink()
     again = _check(two_items, [judge], "one.yml", "two.yml")
