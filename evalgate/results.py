@@ -312,6 +312,11 @@ class RubricRef:
     version: str
     prompt: str | None = None
 
+    def describe(self) -> str:
+        """`research-loop version e8e3b0209f64` (`, prompt 158118978994` when judged)."""
+        prompt = f", prompt {self.prompt}" if self.prompt is not None else ""
+        return f"{self.id} version {self.version}{prompt}"
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "version": self.version}
         if self.prompt is not None:
