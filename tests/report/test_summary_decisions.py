@@ -5,12 +5,15 @@ binary criteria met and not met with their evidence."""
 from __future__ import annotations
 
 from evalgate.gate import decide
+from evalgate.github.checks_run import annotations_for, publish_check_run
+from evalgate.github.comment import publish_comment
 from evalgate.judging.ensemble import combine_dimension
 from evalgate.report.summary import render_summary
 from evalgate.report.text import render_text
 from evalgate.results import DimensionResult, Evidence, JudgeScore, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
-from tests.support.reports import assert_snapshot
+from tests.support.github_api import FakeGitHub
+from tests.support.reports import assert_snapshot, client_for
 
 PROMPT = "0123456789ab"
 
@@ -81,3 +84,17 @@ def test_decisions_markdown_snapshot() -> None:
 def test_decisions_text_snapshot() -> None:
     text = render_text(knowledge_work_report()) + "\n" + render_text(support_reply_report())
     assert_snapshot("text-decisions.txt", text)
+
+
+def test_the_check_run_and_the_pr_comment_name_the_rule(fake_github: FakeGitHub) -> None:
+    """What the action posts (to the contract-checked fake GitHub) says why, as the summary does."""
+    report = knowledge_work_report()
+    client = client_for(fake_github)
+    outcome = publish_check_run(client, "o/r", "b" * 40, "evalgate", report, annotations_for(report))
+    posted = fake_github.check_runs[outcome.check_run_id or 0]["output"]["summary"]
+    comment = publish_comment(client, "o/r", 5, report, "evalgate", "always")
+    body = fake_github.comments[comment.comment_id or 0]["body"]
+    for text in (posted, body):
+        assert "- **trio FAIL**: 2 of 3 judges' means are below 3" in text
+        assert "- **mean**: 3.33 is below 3.5 (the mean of 3 judges' means" in text
+    assert fake_github.violations == []
