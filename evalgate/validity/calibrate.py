@@ -29,7 +29,7 @@ from evalgate.config import Config
 from evalgate.judging.agreement import Kappa, cohen_kappa, weighted_kappa
 from evalgate.results import FileResult, Report, Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
-from evalgate.validity.position import PositionEffect, orders_varied, position_effects
+from evalgate.validity.position import PositionEffect, label_errors, orders_varied, position_effects
 from evalgate.validity.position import render_text as position_text
 from evalgate.yamlsafe import safe_load
 
@@ -285,15 +285,7 @@ def calibrate(
         count, notes = _mechanical(rubric, item, result)
         comparisons += count
         wrong.extend(notes)
-    # each judge's error on each labelled judged dimension, at the place the dimension had in its list
-    observations = [
-        (d.id, s.position, float(s.score - item.judged[d.id]))
-        for item, result in matched
-        for d in result.dimensions
-        if d.kind == "judge" and d.id in item.judged
-        for s in d.judge_scores
-        if s.position is not None and s.score is not None
-    ]
+
     return Calibration(
         rubric=rubric.id,
         rubric_version=rubric.version,
@@ -305,7 +297,7 @@ def calibrate(
         unevaluated=tuple(unevaluated),
         bar=bar,
         metric=metric,
-        position=tuple(position_effects(observations)),
+        position=tuple(position_effects(label_errors((item.judged, result) for item, result in matched))),
     )
 
 

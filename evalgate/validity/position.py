@@ -11,10 +11,12 @@ the criterion was only ever seen at one place or its value never varied: no effe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import fsum, sqrt
 from typing import Any
+
+from evalgate.results import FileResult
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,19 @@ def position_effects(observations: Iterable[tuple[str, int, float]]) -> list[Pos
         slope, r, reason = _fit(points)
         effects.append(PositionEffect(criterion, len(points), at, slope, r, reason))
     return effects
+
+
+def label_errors(labelled: Iterable[tuple[Mapping[str, int], FileResult]]) -> list[tuple[str, int, float]]:
+    """(criterion, position, score minus label) for each judge's score on each labelled judged
+    dimension, from (labels, result) pairs: the observations `calibrate` measures."""
+    return [
+        (d.id, s.position, float(s.score - labels[d.id]))
+        for labels, result in labelled
+        for d in result.dimensions
+        if d.kind == "judge" and d.id in labels
+        for s in d.judge_scores
+        if s.position is not None and s.score is not None
+    ]
 
 
 def orders_varied(effects: Sequence[PositionEffect]) -> bool:
