@@ -49,6 +49,13 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     prompt.add_argument("file")
     prompt.add_argument("--rubric")
     prompt.add_argument("--seed", type=int, default=0)
+    prompt.add_argument(
+        "--judge-index",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the judge's place in the --judge list, 0 for the first (the criteria order depends on it)",
+    )
 
     changed = sub.add_parser("changed", help="print the files a revision range would evaluate")
     changed.add_argument("--base", required=True)
@@ -177,7 +184,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         document = read_document(Path(args.file))
     except DocumentError as exc:
         raise UsageError(str(exc)) from None
-    sys.stdout.write(render_judge_prompt(rubric, document, seed=args.seed).text)
+    prompt = render_judge_prompt(rubric, document, seed=args.seed, judge=args.judge_index)
+    sys.stdout.write(prompt.text)
     return EXIT_PASS
 
 

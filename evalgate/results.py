@@ -67,14 +67,20 @@ class Evidence:
 
 @dataclass(frozen=True)
 class JudgeScore:
-    """One judge's score for one dimension (kept per judge so ensembles and agreement can use it)."""
+    """One judge's score for one dimension (kept per judge so ensembles and agreement can use it),
+    and where the dimension stood in the criteria list that judge was shown (1 = first), so a
+    position effect can be measured."""
 
     judge: str
     score: int | None
     error: str | None = None
+    position: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"judge": self.judge, "score": self.score, "error": self.error}
+        out: dict[str, Any] = {"judge": self.judge, "score": self.score, "error": self.error}
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,7 @@ class JudgeCall:
     cached: bool = False
     calls: int = 0
     error: str | None = None
+    criteria_order: tuple[str, ...] = ()  # the judged dimensions in the order the prompt listed them
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,7 +160,100 @@ class JudgeCall:
             "cached": self.cached,
             "calls": self.calls,
             "error": self.error,
+            "criteria_order": list(self.criteria_order),
         }
+
+
+class Rule(StrEnum):
+    """The gate's rules, each named by the rubric key that sets it (the JSON's `rule`)."""
+
+    HARD_FAIL = "hard_fail"  # a hard-fail dimension below `hard_fail_below`
+    FAIL_ON_SCORE = "fail_on_score"  # "any 1": a dimension at or below `fail_on_score`
+    MIN_EACH = "min_each"  # the floor every dimension must reach
+    MIN_MEAN = "min_mean"  # the mean the file (or the ensemble) must reach
+    STRICT_PASS = "strict_pass"  # ensemble: enough judges' means reach `strict_pass_mean`
+    TRIO_FAIL = "trio_fail"  # ensemble: `fail_judges` judges' means below `fail_below`
+    CRITICAL_FAIL = "critical_fail"  # ensemble: a majority of judges' means below `critical_fail_below`
+    ENSEMBLE_ERROR = "ensemble_error"  # several judges, and some could not score a dimension
+    JUDGE_ERROR = "judge_error"  # the one judge could not score a dimension
+    CHECK_ERROR = "check_error"  # a deterministic check failed to run: the verdict is ERROR
+    NOTHING_EVALUATED = "nothing_evaluated"
+    FILE_ERROR = "file_error"  # the file could not be read or parsed
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One rule of the gate applied to one file: whether the file passed it, and why, in words.
+
+    `text` ("trio FAIL: 2 of 3 judges' means are below 3 (...)") is the full sentence; `brief`
+    ("trio FAIL: 2 of 3 judges < 3") fits a table cell. A rule about one dimension names it."""
+
+    rule: Rule
+    name: str  # as reports name the rule: "hard fail", "any 1", "floor", "mean", "trio FAIL", ...
+    passed: bool
+    detail: str
+    brief: str
+    dimension: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.name}: {self.detail}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule.value,
+            "name": self.name,
+            "passed": self.passed,
+            "text": self.text,
+            "brief": self.brief,
+        }
+        if self.dimension is not None:
+            out["dimension"] = self.dimension
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Why the gate decided a file as it did, as data every report renders from.
+
+    `checks` holds every rule the gate applied, failed ones once per dimension they caught;
+    `decided_by` is what decided: the failed checks, or, for a pass, every check passed. `mean_of`
+    says what the file's `mean` is: the mean of its scored dimensions, or with several judges heard
+    the ensemble's mean of each judge's mean (`judge_means`). A binary rubric (a 0-1 scale) counts
+    `criteria` met instead."""
+
+    checks: tuple[RuleCheck, ...]
+    scale: tuple[int, int] = (1, 5)
+    mean_of: Literal["dimensions", "judges"] = "dimensions"
+    judge_means: tuple[tuple[str, float], ...] = ()
+    criteria: tuple[int, int] | None = None  # (met, total) on a binary rubric
+    failing: tuple[str, ...] = ()  # the dimensions the rules counted against the file
+
+    @property
+    def binary(self) -> bool:
+        return self.scale[1] - self.scale[0] == 1
+
+    @property
+    def failed(self) -> tuple[RuleCheck, ...]:
+        return tuple(c for c in self.checks if not c.passed)
+
+    @property
+    def decided_by(self) -> tuple[RuleCheck, ...]:
+        return self.failed or self.checks
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "decided_by": list(dict.fromkeys(c.rule.value for c in self.decided_by)),
+            "checks": [c.to_json() for c in self.checks],
+            "scale": list(self.scale),
+            "mean_of": self.mean_of,
+            "failing": list(self.failing),
+        }
+        if self.judge_means:
+            out["judge_means"] = {label: round(m, 4) for label, m in self.judge_means}
+        if self.criteria is not None:
+            out["criteria"] = {"met": self.criteria[0], "total": self.criteria[1]}
+        return out
 
 
 @dataclass(frozen=True)
@@ -170,7 +270,8 @@ class FileResult:
     judges: tuple[JudgeCall, ...] = ()
     warnings: tuple[str, ...] = ()
     band: str | None = None
-    reasons: tuple[str, ...] = ()  # why the gate decided as it did, in words
+    reasons: tuple[str, ...] = ()  # why the gate decided as it did, in words (the failed checks' texts)
+    decision: Decision | None = None  # the same, as data (None on results made without the gate)
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -178,6 +279,11 @@ class FileResult:
 
     @property
     def failing_dimensions(self) -> tuple[DimensionResult, ...]:
+        """The dimensions the gate's rules counted against the file (without a decision: those in
+        error, hard-failed or below 3 on the 1-5 scale)."""
+        if self.decision is not None:
+            failing = set(self.decision.failing)
+            return tuple(d for d in self.dimensions if d.id in failing)
         return tuple(
             d
             for d in self.dimensions
@@ -200,6 +306,8 @@ class FileResult:
         }
         if self.band is not None:
             out["band"] = self.band
+        if self.decision is not None:
+            out["decision"] = self.decision.to_json()
         return out
 
 
@@ -216,8 +324,23 @@ class NotEvaluated:
 
 @dataclass(frozen=True)
 class RubricRef:
+    """What scored a run: the rubric's id and version, and (when judges ran) the prompt version, a
+    hash over the judge template and every template it includes (see judging.prompt)."""
+
     id: str
     version: str
+    prompt: str | None = None
+
+    def describe(self) -> str:
+        """`research-loop version e8e3b0209f64` (`, prompt 158118978994` when judged)."""
+        prompt = f", prompt {self.prompt}" if self.prompt is not None else ""
+        return f"{self.id} version {self.version}{prompt}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "version": self.version}
+        if self.prompt is not None:
+            out["prompt"] = self.prompt
+        return out
 
 
 @dataclass(frozen=True)
@@ -268,7 +391,7 @@ class Report:
         """`results`: what to put in place of the results' own to_json() (the JSON report's lines,
         rendered while the run went on)."""
         out: dict[str, Any] = {
-            "rubric": {"id": self.rubric.id, "version": self.rubric.version},
+            "rubric": self.rubric.to_json(),
             "judges": list(self.judges),
             "results": [r.to_json() for r in self.results] if results is None else results,
             "summary": self.summary(),

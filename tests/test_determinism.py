@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from evalgate.cli import main
 from evalgate.config import Config
+from evalgate.document import read_document
 from evalgate.judging.prompt import dimension_order
 from evalgate.results import Status, Verdict
 from evalgate.rubric import load_rubric
@@ -99,8 +100,11 @@ def test_another_seed_reorders_the_prompt_but_not_the_scores(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rubric = load_rubric("research-loop")
-    assert [d.id for d in dimension_order(rubric, 1)] != [d.id for d in dimension_order(rubric, 2)]
     item = next((workspace / "docs").glob("*retry*.md"))
+    document = read_document(item).text  # the order is drawn from (seed, document, judge, attempt)
+    assert [d.id for d in dimension_order(rubric, 1, document)] != [
+        d.id for d in dimension_order(rubric, 2, document)
+    ]
     orders = []
     for seed in ("1", "2"):
         main(["prompt", str(item), "--seed", seed])
@@ -108,7 +112,7 @@ def test_another_seed_reorders_the_prompt_but_not_the_scores(
         table = text[text.rfind("## Reply format") :]
         orders.append(sorted((d.id for d in rubric.judged), key=lambda i: table.index(f"| {i} |")))
     assert orders[0] != orders[1]
-    assert orders == [[d.id for d in dimension_order(rubric, s)] for s in (1, 2)]
+    assert orders == [[d.id for d in dimension_order(rubric, s, document)] for s in (1, 2)]
 
     judge = _scripted_judge(workspace)
     _check(judge, 1, workspace / "seed-1.json")

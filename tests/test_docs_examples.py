@@ -57,3 +57,26 @@ def test_the_pilot_record_and_summary_shown_in_docs_match_the_published_schemas(
     jsonschema.validate(record, SCHEMAS["pilot-record"]())
     jsonschema.validate(summary, SCHEMAS["pilot-summary"]())
     assert record["trio_fail"] is True and summary["aggregate"]["pilot_verdict"] == "FAIL"
+
+
+def test_every_example_workflow_pins_the_copilot_model() -> None:
+    """A bare `copilot` judge takes whatever model Copilot defaults to that day, and every score moves
+    with it: the workflows a user copies name the model (docs/action.md says how to change it)."""
+    workflows = [
+        *sorted((ROOT / "docs" / "workflows").glob("*.yml")),
+        ROOT / ".github/workflows/calibrate.yml",
+    ]
+    texts = {path.name: path.read_text(encoding="utf-8") for path in workflows}
+    texts["README.md"] = "\n".join(_yaml_blocks("README.md", "judges:"))
+    texts["action.md"] = "\n".join(_yaml_blocks("docs/action.md", "judges:"))
+    specs = {
+        name: re.findall(r"(?:judges: |default: |--judge |JUDGE: )(copilot\S*)", text)
+        for name, text in texts.items()
+    }
+    assert all(specs.values()), {name: found for name, found in specs.items() if not found}
+    bare = {
+        name: found
+        for name, found in specs.items()
+        if any(not re.fullmatch(r"copilot:[\w.-]+", s) for s in found)
+    }
+    assert not bare, bare

@@ -4,7 +4,6 @@ amounts, and `evalgate check --rubric PACK FILE --judge ...` end to end on struc
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 from pathlib import Path
@@ -15,7 +14,6 @@ import yaml
 
 import evalgate.rubric
 from evalgate.checks import run_check
-from evalgate.cli import main
 from evalgate.document import parse_document
 from evalgate.gate import decide
 from evalgate.judging.inputs import InputItemError, judge_view
@@ -23,6 +21,7 @@ from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import DimensionResult, Status
 from evalgate.rubric import load_rubric, pack_names, parse_rubric, rubric_json_schema
 from evalgate.rubrics.compile_packs import compiled_packs_source
+from tests.support.cli import run_in
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTED_JUDGE = ROOT / "tests" / "support" / "scripted_judge.py"
@@ -212,17 +211,20 @@ def test_a_criterion_verdict_without_evidence_is_flagged():
     assert "tone_appropriate: the judge's verdict carries no evidence span" in warnings
 
 
-def _check(tmp_path: Path, rubric: str, item: Path, judges: list[str], capsys) -> tuple[int, dict]:
-    argv = ["check", str(item), "--rubric", rubric, "--root", str(tmp_path), "--no-cache", "--format", "json"]
+def check_output(
+    tmp_path: Path, rubric: str, item: Path, judges: list[str], capsys, fmt: str = "json"
+) -> tuple[int, str]:
+    """`evalgate check ITEM --rubric R --judge ...` run in `tmp_path`: its exit code and output."""
+    argv = ["check", str(item), "--rubric", rubric, "--root", str(tmp_path), "--no-cache", "--format", fmt]
     for j in judges:
         argv += ["--judge", j]
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        code = main(argv)
-    finally:
-        os.chdir(cwd)
-    return code, json.loads(capsys.readouterr().out)
+    code = run_in(tmp_path, argv)
+    return code, capsys.readouterr().out
+
+
+def _check(tmp_path: Path, rubric: str, item: Path, judges: list[str], capsys) -> tuple[int, dict]:
+    code, out = check_output(tmp_path, rubric, item, judges, capsys)
+    return code, json.loads(out)
 
 
 def test_check_knowledge_work_item_with_a_trio(tmp_path, capsys):
@@ -256,9 +258,10 @@ def test_check_reports_the_trio_fail_rule(tmp_path, capsys):
     code, report = _check(tmp_path, "knowledge-work", item, judges, capsys)
     (result,) = report["results"]
     # judge means 2.0, 2.83, 5.0: two of three below 3.0 (the trio FAIL), none of two below 2.0
-    trio_fail = [r for r in result["reasons"] if r.startswith("trio fail")]
-    assert len(trio_fail) == 1 and "at least 2 judges' means are below 3 (" in trio_fail[0]
+    trio_fail = [r for r in result["reasons"] if r.startswith("trio FAIL")]
+    assert len(trio_fail) == 1 and "2 of 3 judges' means are below 3 (" in trio_fail[0]
     assert not any(r.startswith("critical fail") for r in result["reasons"])
+    assert "trio_fail" in result["decision"]["decided_by"]
     assert result["verdict"] == "FAIL" and code == 1
 
 

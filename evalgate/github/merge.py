@@ -60,9 +60,9 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
     for report, name in zip(reports[1:], names[1:], strict=True):
         if report.rubric != first.rubric:
             raise MergeError(
-                f"{name} was evaluated with rubric {report.rubric.id} version {report.rubric.version}, "
-                f"{first_name} with {first.rubric.id} version {first.rubric.version}: scores from "
-                "different rubric versions cannot be merged (re-run the shards with one rubric)"
+                f"{name} was evaluated with rubric {report.rubric.describe()}, "
+                f"{first_name} with {first.rubric.describe()}: scores from different rubric or prompt "
+                "versions cannot be merged (re-run the shards with one rubric and one prompt)"
             )
         if report.judges and first.judges and report.judges != first.judges:
             raise MergeError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from evalgate.results import DimensionResult, JudgeScore, Status
+from evalgate.results import DimensionResult, JudgeScore, Rule, RuleCheck, Status
 from evalgate.rubric import Dimension, Ensemble
 
 
@@ -32,7 +32,10 @@ def combine_dimension(
     """One dimension's result from each judge's result for it."""
     if len(per_judge) == 1:
         return per_judge[0][1]
-    judge_scores = tuple(JudgeScore(label, r.score, r.error) for label, r in per_judge)
+    judge_scores = tuple(
+        JudgeScore(label, r.score, r.error, r.judge_scores[0].position if r.judge_scores else None)
+        for label, r in per_judge
+    )
     ok = [(label, r) for label, r in per_judge if r.status is Status.SCORED and r.score is not None]
     failed = [(label, r) for label, r in per_judge if not (r.status is Status.SCORED and r.score is not None)]
     evidence = tuple(e for _, r in ok for e in r.evidence)
@@ -83,6 +86,22 @@ def judge_means(dimensions: Sequence[DimensionResult]) -> dict[str, float]:
     return {label: aggregate(scores, "mean") for label, scores in per_judge.items()}
 
 
+def judge_document_means(dimensions: Sequence[DimensionResult], heard: Sequence[str]) -> dict[str, float]:
+    """Each heard judge's mean over the whole file: every scored dimension, the judged ones with that
+    judge's own score (where it gave one), the deterministic ones as computed. With judged
+    dimensions only (knowledge-work) this is `judge_means`; with checks beside (research-loop) it is
+    the file mean each judge's scores alone would give."""
+    scored = [d for d in dimensions if d.status is Status.SCORED and d.score is not None]
+    fixed = [d.score for d in scored if d.kind != "judge" and d.score is not None]
+    out = {}
+    for label in heard:
+        own = [s.score for d in scored if d.kind == "judge" for s in d.judge_scores if s.judge == label]
+        values = fixed + [score for score in own if score is not None]
+        if values:
+            out[label] = aggregate(values, "mean")
+    return out
+
+
 def ensemble_mean(means: dict[str, float], how: str = "mean") -> float | None:
     """The ensemble's mean: the judges' means combined by the rubric's aggregation (None if none)."""
     return aggregate(list(means.values()), how) if means else None
@@ -114,22 +133,34 @@ def band_of(mean: float | None, floors: dict[str, float]) -> str | None:
     return None
 
 
-def ensemble_reasons(means: dict[str, float], ensemble: Ensemble) -> list[str]:
-    """Why the ensemble rules fail a file, in words (empty when they pass or are not configured)."""
-    reasons: list[str] = []
-    shown = ", ".join(f"{label} {m:.2f}" for label, m in sorted(means.items()))
+def _shown(means: dict[str, float]) -> str:
+    return ", ".join(f"{label} {m:.2f}" for label, m in sorted(means.items()))
+
+
+def ensemble_checks(means: dict[str, float], ensemble: Ensemble) -> list[RuleCheck]:
+    """The ensemble rules the rubric sets, applied to the judges' means: one check per rule, passed
+    or not, each saying how many judges stood where (empty when no rule is configured)."""
+    checks: list[RuleCheck] = []
+    heard, shown = len(means), _shown(means)
     judges, at_least = ensemble.strict_pass_judges, ensemble.strict_pass_mean
-    if (
-        judges is not None
-        and at_least is not None
-        and not strict_pass(means, judges=judges, at_least=at_least)
-    ):
-        reasons.append(f"strict pass not met: fewer than {judges} judges' means reach {at_least:g} ({shown})")
-    if ensemble.critical_fail_below is not None and critical_fail(means, below=ensemble.critical_fail_below):
-        reasons.append(
-            f"critical fail: a majority of judges' means are below {ensemble.critical_fail_below:g} ({shown})"
-        )
-    judges, below = ensemble.fail_judges, ensemble.fail_below
-    if judges is not None and below is not None and trio_fail(means, judges=judges, below=below):
-        reasons.append(f"trio fail: at least {judges} judges' means are below {below:g} ({shown})")
-    return reasons
+    if judges is not None and at_least is not None:
+        reached = sum(1 for m in means.values() if m >= at_least)
+        met = strict_pass(means, judges=judges, at_least=at_least)
+        detail = f"{reached} of {heard} judges' means reach {at_least:g} ({shown}); it needs {judges}"
+        brief = f"trio strict pass{'' if met else ' not met'}: {reached} of {heard} judges ≥ {at_least:g}"
+        checks.append(RuleCheck(Rule.STRICT_PASS, "trio strict pass", met, detail, brief))
+    if ensemble.critical_fail_below is not None:
+        below = ensemble.critical_fail_below
+        low = sum(1 for m in means.values() if m < below)
+        failed = critical_fail(means, below=below)
+        detail = f"{low} of {heard} judges' means are below {below:g} ({shown}); a majority fails the file"
+        brief = f"critical fail: {low} of {heard} judges < {below:g}" if failed else "no critical fail"
+        checks.append(RuleCheck(Rule.CRITICAL_FAIL, "critical fail", not failed, detail, brief))
+    judges, line = ensemble.fail_judges, ensemble.fail_below
+    if judges is not None and line is not None:
+        low = sum(1 for m in means.values() if m < line)
+        failed = trio_fail(means, judges=judges, below=line)
+        detail = f"{low} of {heard} judges' means are below {line:g} ({shown}); {judges} fail the file"
+        brief = f"trio FAIL: {low} of {heard} judges < {line:g}" if failed else "no trio FAIL"
+        checks.append(RuleCheck(Rule.TRIO_FAIL, "trio FAIL", not failed, detail, brief))
+    return checks

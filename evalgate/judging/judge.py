@@ -49,6 +49,8 @@ class JudgeJob:
     # Held around each backend call when the pool has more threads than calls may be in flight
     # (DocumentJudging): rendering the prompt and parsing the reply happen outside it.
     slots: threading.Semaphore | None = None
+    judge: int = 0  # the judge's place in the run's list of judges (it helps decide the criteria order)
+    attempt: int = 0
 
 
 def judge_label(backend: Backend) -> str:
@@ -99,6 +101,8 @@ def _error_outcome(
     prompt: RenderedPrompt | None = None,
 ) -> JudgeOutcome:
     """Every judged dimension in error with the same reason (the judge could not be asked or answer)."""
+    order = prompt.dimension_order if prompt is not None else ()
+    position = {dim_id: i for i, dim_id in enumerate(order, 1)}
     dims = tuple(
         DimensionResult(
             id=d.id,
@@ -106,11 +110,13 @@ def _error_outcome(
             status=Status.ERROR,
             error=reason,
             hard_fail=d.hard_fail,
-            judge_scores=(JudgeScore(judge_label(backend), None, reason),),
+            judge_scores=(JudgeScore(judge_label(backend), None, reason, position.get(d.id)),),
         )
         for d in rubric.judged
     )
-    accounting = JudgeCall(backend=backend.name, model=backend.model, error=reason, calls=calls)
+    accounting = JudgeCall(
+        backend=backend.name, model=backend.model, error=reason, calls=calls, criteria_order=order
+    )
     return JudgeOutcome(dimensions=dims, call=accounting, seed=seed, prompt=prompt)
 
 
@@ -119,7 +125,9 @@ def _sum(values: Sequence[float | int | None]) -> float | None:
     return sum(present) if present else None
 
 
-def _accounting(backend: Backend, replies: Sequence[Reply], parsed: ParsedReply, attempts: int) -> JudgeCall:
+def _accounting(
+    backend: Backend, replies: Sequence[Reply], parsed: ParsedReply, attempts: int, order: tuple[str, ...]
+) -> JudgeCall:
     tokens_in, tokens_out = _sum([r.tokens_in for r in replies]), _sum([r.tokens_out for r in replies])
     return JudgeCall(
         backend=backend.name,
@@ -131,6 +139,7 @@ def _accounting(backend: Backend, replies: Sequence[Reply], parsed: ParsedReply,
         overall_claimed=parsed.overall,
         calls=attempts,
         error=None if parsed.complete else "; ".join(parsed.problems),
+        criteria_order=order,
     )
 
 
@@ -161,7 +170,7 @@ def _merge(first: ParsedReply, repaired: ParsedReply) -> ParsedReply:
 
 
 def _dimension_result(
-    rubric: Rubric, label: str, document: Document | str, reply: DimensionReply
+    rubric: Rubric, label: str, document: Document | str, reply: DimensionReply, position: int | None
 ) -> DimensionResult:
     hard_fail = rubric.dimension(reply.id).hard_fail
     evidence = verify_quotes(document, reply.evidence)
@@ -174,7 +183,7 @@ def _dimension_result(
             reasoning=reply.reasoning or None,
             error=f"unusable judge reply: {reply.error}",
             hard_fail=hard_fail,
-            judge_scores=(JudgeScore(label, None, reply.error),),
+            judge_scores=(JudgeScore(label, None, reply.error, position),),
         )
     return DimensionResult(
         id=reply.id,
@@ -184,7 +193,7 @@ def _dimension_result(
         evidence=evidence,
         reasoning=reply.reasoning or None,
         hard_fail=hard_fail,
-        judge_scores=(JudgeScore(label, reply.score),),
+        judge_scores=(JudgeScore(label, reply.score, position=position),),
     )
 
 
@@ -222,13 +231,16 @@ def judge_document(
     cache: JudgeCache | None = None,
     repair: bool = True,
     slots: threading.Semaphore | None = None,
+    judge: int = 0,
+    attempt: int = 0,
 ) -> JudgeOutcome:
     """Ask one judge to score every judged dimension of `document`; never raises. `slots`, if given,
-    is held around each call to the backend."""
+    is held around each call to the backend; `judge` (the judge's place in the run's list) and
+    `attempt` help decide the criteria order (see `render_judge_prompt`)."""
     if not rubric.judged:  # nothing to ask: no call, no cost
         return JudgeOutcome((), JudgeCall(backend.name, backend.model), seed)
     try:
-        prompt = render_judge_prompt(rubric, document, seed)
+        prompt = render_judge_prompt(rubric, document, seed, judge=judge, attempt=attempt)
     except PromptError as exc:
         return _error_outcome(rubric, backend, seed, str(exc))
     text = document if isinstance(document, str) else document.text
@@ -253,7 +265,14 @@ def judge_document(
     from_cache = parse(cached.text) if cached is not None else None
     if cached is not None and from_cache is not None and from_cache.complete:
         parsed = from_cache
-        call = JudgeCall(backend.name, cached.model, overall_claimed=parsed.overall, cached=True, calls=0)
+        call = JudgeCall(
+            backend.name,
+            cached.model,
+            overall_claimed=parsed.overall,
+            cached=True,
+            calls=0,
+            criteria_order=prompt.dimension_order,
+        )
     else:
         try:
             parsed, replies, attempts = _ask(backend, rubric, prompt, parse, repair, slots)
@@ -262,9 +281,10 @@ def judge_document(
         if cache is not None and parsed.complete:
             # The reply stored is the one that parsed completely (the repair reply, after a repair).
             cache.put(key, replies[-1])
-        call = _accounting(backend, replies, parsed, attempts)
+        call = _accounting(backend, replies, parsed, attempts, prompt.dimension_order)
     label = judge_label(backend)
-    dims = tuple(_dimension_result(rubric, label, document, d) for d in parsed.dimensions)
+    position = {dim_id: i for i, dim_id in enumerate(prompt.dimension_order, 1)}
+    dims = tuple(_dimension_result(rubric, label, document, d, position.get(d.id)) for d in parsed.dimensions)
     implied = policy_verdict(rubric, [(d.id, d.score) for d in dims])
     disagreement = overall_disagreement(parsed.overall, implied)
     warnings = (f"{label}: {disagreement}",) if disagreement else ()
@@ -281,6 +301,8 @@ def run_job(job: JudgeJob) -> JudgeOutcome:
         cache=job.cache,
         repair=job.repair,
         slots=job.slots,
+        judge=job.judge,
+        attempt=job.attempt,
     )
 
 

@@ -4,8 +4,13 @@ The templates live in `prompts/` and are the only place prompt wording lives. Th
 untrusted, so it is only ever the *value* of a template variable (never template source), the
 environment is sandboxed with `StrictUndefined`, and the document sits between fence lines carrying a
 token that does not occur in it, so nothing it says can close the fence. Everything that varies between
-calls (dimension order, fence token) is derived from the seed, so the same seed renders the same prompt
-byte for byte and a recorded seed reproduces it.
+calls (criteria order, fence token) is derived from the seed and the call: the criteria order from
+(seed, document, judge, attempt), so two documents, two judges of a trio or a question asked twice get
+different orders, and a re-run renders every prompt byte for byte as before.
+
+The prompt version is a hash of the template set a judge is asked with: the template, every template
+it includes, and the repair template (with its includes) that a retry sends. Editing any of them
+changes it, and with it the recorded version, the cache key and the canary's baseline.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from evalgate.rubric import Dimension, Policy, Rubric
 ReplyFormat = Literal["table", "json"]
 PROMPTS_ENV = "EVALGATE_PROMPTS_DIR"
 REPAIR_TEMPLATE = "repair.md.j2"
+VERSION_CHARS = 12  # as short as the rubric's version
 _FENCE_PREFIX = "EVALGATE-DATA-"
 
 
@@ -45,11 +51,18 @@ class RenderedPrompt:
 
     text: str
     template_name: str
-    template_sha256: str  # over the template and every template it includes
+    template_sha256: str  # over the template set: the template, its includes, the repair template's
     dimension_order: tuple[str, ...]  # judged dimension ids in the order the prompt lists them
     fence: str  # the token around the document
     seed: int
     reply_format: ReplyFormat = "table"
+    judge: int = 0  # the judge's place in the run's list of judges (0: the first)
+    attempt: int = 0  # how many times this judge was asked about this document before
+
+    @property
+    def version(self) -> str:
+        """The prompt version: the template set's hash, short."""
+        return self.template_sha256[:VERSION_CHARS]
 
     @property
     def sha256(self) -> str:
@@ -84,11 +97,11 @@ def _environment(directory: str) -> SandboxedEnvironment:
     )
 
 
-def _template_sha256(env: SandboxedEnvironment, name: str) -> str:
-    """Hash the template and every template it includes, so editing any of them changes the hash."""
+def _template_sha256(env: SandboxedEnvironment, *names: str) -> str:
+    """Hash the templates and every template they include, so editing any of them changes the hash."""
     assert env.loader is not None
     seen: dict[str, str] = {}
-    pending = [name]
+    pending = list(names)
     while pending:
         current = pending.pop()
         if current in seen:
@@ -109,12 +122,13 @@ def _references(env: SandboxedEnvironment, source: str) -> tuple[str, ...]:
     return tuple(ref for ref in meta.find_referenced_templates(env.parse(source)) if ref is not None)
 
 
-def _render(name: str, variables: dict[str, Any]) -> tuple[str, str]:
+def _render(name: str, variables: dict[str, Any], *, hashed_with: tuple[str, ...] = ()) -> tuple[str, str]:
+    """(text, hash of the template set: `name`, the templates in `hashed_with`, their includes)."""
     directory = prompts_dir()
     env = _environment(str(directory))
     try:
         template = env.get_template(name)
-        return template.render(**variables), _template_sha256(env, name)
+        return template.render(**variables), _template_sha256(env, name, *hashed_with)
     except jinja2.TemplateNotFound as exc:
         raise PromptError(f"judge template {exc.name!r} not found in {directory}") from None
     except jinja2.TemplateError as exc:
@@ -143,12 +157,38 @@ def fence_token(text: str, seed: int, *, avoid: Sequence[str] = ()) -> str:
         attempt += 1
 
 
-def dimension_order(rubric: Rubric, seed: int) -> tuple[Dimension, ...]:
-    """The rubric's judged dimensions shuffled by `random.Random(seed)`: a fixed order would let
-    position effects bias every judgement the same way; a seeded one is varied yet reproducible."""
+def order_key(seed: int, text: str, judge: int = 0, attempt: int = 0) -> int:
+    """The number a call's criteria order is drawn from: (seed, the document's sha256, the judge's
+    place in the run's list of judges, the attempt), hashed. The judge's place, not its name, so a
+    recorded judge replayed in its place is shown the prompt it was recorded on."""
+    text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"order\0{seed}\0{text_hash}\0{judge}\0{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def dimension_order(
+    rubric: Rubric, seed: int, text: str = "", *, judge: int = 0, attempt: int = 0
+) -> tuple[Dimension, ...]:
+    """The rubric's judged dimensions shuffled for one call. A fixed order would let a position effect
+    bias every judgement alike and stay invisible; drawn per call from (seed, document, judge,
+    attempt) it varies across documents, judges and attempts, averages out over a run and can be
+    measured (`calibrate`, `compare`), while a re-run asks every call exactly as before."""
     dims = list(rubric.judged)
-    random.Random(seed).shuffle(dims)
+    random.Random(order_key(seed, text, judge, attempt)).shuffle(dims)
     return tuple(dims)
+
+
+def prompt_version(rubric: Rubric) -> str:
+    """The version of the prompt this rubric's judges are asked with (the template set's hash, short);
+    raises PromptError when a template is missing or broken."""
+    directory = prompts_dir()
+    env = _environment(str(directory))
+    try:
+        return _template_sha256(env, judge_template(rubric), REPAIR_TEMPLATE)[:VERSION_CHARS]
+    except jinja2.TemplateNotFound as exc:
+        raise PromptError(f"judge template {exc.name!r} not found in {directory}") from None
+    except jinja2.TemplateError as exc:
+        raise PromptError(f"judge template set in {directory} is broken: {exc}") from None
 
 
 def policy_text(policy: Policy, hard_fail_ids: Sequence[str]) -> str:
@@ -198,6 +238,18 @@ def _default_template(reply_format: ReplyFormat) -> str:
     return "likert-json.md.j2" if reply_format == "json" else "likert-table.md.j2"
 
 
+def judge_template(
+    rubric: Rubric, template: str | None = None, reply_format: ReplyFormat | None = None
+) -> str:
+    """The template a judge prompt is rendered from: `template`, else the rubric's; a JSON reply format
+    with the default table template switches to the JSON template."""
+    fmt: ReplyFormat = reply_format or rubric.judging.reply
+    name = template or rubric.judging.template
+    if template is None and fmt == "json" and name == "likert-table.md.j2":
+        name = _default_template(fmt)
+    return name
+
+
 def render_judge_prompt(
     rubric: Rubric,
     document: Document | str,
@@ -205,16 +257,17 @@ def render_judge_prompt(
     *,
     template: str | None = None,
     reply_format: ReplyFormat | None = None,
+    judge: int = 0,
+    attempt: int = 0,
 ) -> RenderedPrompt:
     """Render the prompt asking one judge to score every judged dimension of `document`.
 
-    `template` and `reply_format` default to the rubric's `judging` settings; a JSON reply format with
-    the default table template switches to the JSON template.
+    `template` and `reply_format` default to the rubric's `judging` settings (see `judge_template`).
+    `judge` is the judge's place in the run's list of judges and `attempt` how many times it was asked
+    about this document before; with the seed and the document they decide the criteria order.
     """
     fmt: ReplyFormat = reply_format or rubric.judging.reply
-    name = template or rubric.judging.template
-    if template is None and fmt == "json" and name == "likert-table.md.j2":
-        name = _default_template(fmt)
+    name = judge_template(rubric, template, reply_format)
     text, removed = _document_text(document)
     if rubric.inputs is not None:
         # A structured item: the judge sees only the rubric's named parts (see judging.inputs), as
@@ -225,13 +278,13 @@ def render_judge_prompt(
             text = judge_view(rubric, text, document.path if isinstance(document, Document) else "input")
         except InputItemError as exc:
             raise PromptError(str(exc)) from None
-    dims = dimension_order(rubric, seed)
+    dims = dimension_order(rubric, seed, text, judge=judge, attempt=attempt)
     fence = fence_token(text, seed)
     variables = _contract_variables(rubric, dims)
     variables.update(
         instructions=rubric.judging.instructions.strip(), document=text, fence=fence, removed=list(removed)
     )
-    rendered, sha = _render(name, variables)
+    rendered, sha = _render(name, variables, hashed_with=(REPAIR_TEMPLATE,))
     return RenderedPrompt(
         text=rendered,
         template_name=name,
@@ -240,6 +293,8 @@ def render_judge_prompt(
         fence=fence,
         seed=seed,
         reply_format=fmt,
+        judge=judge,
+        attempt=attempt,
     )
 
 

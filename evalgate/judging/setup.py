@@ -86,7 +86,10 @@ class DocumentJudging:
 
     def submit(self, document: Document) -> list[Future[JudgeOutcome]]:
         seed, cache, slots = self.config.seed, self.cache, self.slots
-        jobs = [JudgeJob(document, self.rubric, judge, seed, cache, slots=slots) for judge in self.judges]
+        jobs = [
+            JudgeJob(document, self.rubric, judge, seed, cache, slots=slots, judge=index)
+            for index, judge in enumerate(self.judges)
+        ]
         return [self.executor.submit(run_job, job) for job in jobs]
 
     def prepare(self, document: Document) -> None:

@@ -74,7 +74,8 @@ def _pretty(value: Any, expand: int, indent: str) -> str:
 
 
 def render_jsonl(report: Report) -> str:
-    """One result per line, each carrying the rubric id and version so lines stand alone."""
-    rubric = {"id": report.rubric.id, "version": report.rubric.version}
+    """One result per line, each carrying the rubric id and version (and the prompt version, when
+    judges ran) so lines stand alone."""
+    rubric = report.rubric.to_json()
     lines = [json.dumps({"rubric": rubric, **r.to_json()}, ensure_ascii=False) for r in report.results]
     return "".join(line + "\n" for line in lines)

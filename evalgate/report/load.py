@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from evalgate.results import (
+    Decision,
     DimensionKind,
     DimensionResult,
     Evidence,
@@ -27,6 +28,8 @@ from evalgate.results import (
     JudgeScore,
     Report,
     RubricRef,
+    Rule,
+    RuleCheck,
     Status,
     Verdict,
 )
@@ -152,7 +155,12 @@ def _evidence(raw: Any, where: str) -> Evidence:
 
 def _judge_score(raw: Any, where: str) -> JudgeScore:
     f = _Fields(raw, where)
-    return JudgeScore(judge=f.text("judge"), score=f.optional_int("score"), error=f.optional_text("error"))
+    return JudgeScore(
+        judge=f.text("judge"),
+        score=f.optional_int("score"),
+        error=f.optional_text("error"),
+        position=f.optional_int("position"),
+    )
 
 
 def dimension_from_json(raw: Any, where: str = "dimension") -> DimensionResult:
@@ -186,6 +194,53 @@ def _judge_call(raw: Any, where: str) -> JudgeCall:
         cached=f.flag("cached"),
         calls=f.optional_int("calls") or 0,
         error=f.optional_text("error"),
+        criteria_order=f.texts("criteria_order"),
+    )
+
+
+def _rule_check(raw: Any, where: str) -> RuleCheck:
+    f = _Fields(raw, where)
+    rule = Rule(f.choice("rule", tuple(r.value for r in Rule)))
+    name, text = f.text("name"), f.text("text")
+    detail = text.removeprefix(f"{name}: ")
+    return RuleCheck(
+        rule, name, f.flag("passed"), detail, f.optional_text("brief") or text, f.optional_text("dimension")
+    )
+
+
+def _pair(f: _Fields, name: str, keys: tuple[str, str]) -> tuple[int, int] | None:
+    """`[a, b]` or `{keys[0]: a, keys[1]: b}` of two integers, or None when absent."""
+    value = f.raw.get(name)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        value = [value.get(keys[0]), value.get(keys[1])]
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise ReportLoadError(f"{f.at(name)}: expected two integers, got {_kind(f.raw.get(name))}")
+    return value[0], value[1]
+
+
+def _decision(raw: Any, where: str) -> Decision | None:
+    if raw is None:
+        return None
+    f = _Fields(raw, where)
+    means = f.raw.get("judge_means") or {}
+    if not isinstance(means, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in means.values()
+    ):
+        raise ReportLoadError(f"{f.at('judge_means')}: expected an object of judge: number")
+    mean_of = f.optional_text("mean_of") or "dimensions"
+    return Decision(
+        checks=tuple(_rule_check(item, at) for at, item in f.items("checks")),
+        scale=_pair(f, "scale", ("min", "max")) or (1, 5),
+        mean_of="judges" if mean_of == "judges" else "dimensions",
+        judge_means=tuple((str(k), float(v)) for k, v in means.items()),
+        criteria=_pair(f, "criteria", ("met", "total")),
+        failing=f.texts("failing"),
     )
 
 
@@ -204,12 +259,13 @@ def file_result_from_json(raw: Any, where: str = "result") -> FileResult:
         warnings=f.texts("warnings"),
         band=f.optional_text("band"),
         reasons=f.texts("reasons"),
+        decision=_decision(f.raw.get("decision"), f.at("decision")),
     )
 
 
 def _rubric(raw: Any, where: str) -> RubricRef:
     f = _Fields(raw, where)
-    return RubricRef(id=f.text("id"), version=f.text("version"))
+    return RubricRef(id=f.text("id"), version=f.text("version"), prompt=f.optional_text("prompt"))
 
 
 def report_from_json(raw: Any, where: str = "") -> Report:

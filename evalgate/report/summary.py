@@ -1,4 +1,5 @@
-"""The markdown job summary: a table of verdicts and scores, then what failed, where, and why.
+"""The markdown job summary: a table of verdicts, scores and the rules that decided them, then what
+failed, where, and why.
 
 The same markdown serves the step summary (<= 1 MiB), the check-run summary (<= 65535 characters) and
 the PR comment (<= 65536 characters), so it is built from blocks and cut between blocks, with a note
@@ -9,6 +10,14 @@ messages, reasoning) goes through `escape`.
 from __future__ import annotations
 
 from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len, visible_name
+from evalgate.report.reasons import (
+    decided_briefs,
+    dimension_rules,
+    file_rules_failed,
+    is_binary,
+    score_text,
+    unmet,
+)
 from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
 
 FINDINGS_PER_DIMENSION = 10  # more would bury the next file; the rest are annotations / in results
@@ -25,10 +34,13 @@ def _score(value: float | int | None) -> str:
 
 def _header(report: Report, check_name: str) -> list[str]:
     counts = report.summary()
+    version = markdown_code(report.rubric.version)
+    if report.rubric.prompt:
+        version += f", prompt {markdown_code(report.rubric.prompt)}"
     lines = [
         f"## {markdown_text(check_name)}: {_ICON[report.verdict]}",
         "",
-        f"Rubric {markdown_code(report.rubric.id)} (version {markdown_code(report.rubric.version)}) · "
+        f"Rubric {markdown_code(report.rubric.id)} (version {version}) · "
         f"{counts['evaluated']} file(s): {counts['passed']} pass, {counts['failed']} fail, "
         f"{counts['errors']} error",
     ]
@@ -41,7 +53,7 @@ def _header(report: Report, check_name: str) -> list[str]:
     lines += _not_evaluated(report)
     lines += [
         "",
-        "| File | Verdict | Mean | Failing dimensions | Skipped |",
+        "| File | Verdict | Score | Decided by | Skipped |",
         "| --- | --- | --- | --- | --- |",
     ]
     return lines
@@ -75,22 +87,31 @@ def _not_evaluated(report: Report) -> list[str]:
     return lines
 
 
+def _figure(result: FileResult) -> str:
+    """The score column: `5/6 met` on a binary rubric, else the mean and its band."""
+    if result.decision is not None and result.decision.criteria is not None:
+        met, total = result.decision.criteria
+        return f"{met}/{total} met"
+    band = f" {markdown_cell(result.band)}" if result.band else ""
+    return _score(result.mean) + band
+
+
 def _row(result: FileResult) -> str:
-    failing = ", ".join(f"{markdown_cell(d.id)} ({_score(d.score)})" for d in result.failing_dimensions)
+    decided = "; ".join(markdown_cell(b) for b in decided_briefs(result))
     skipped = ", ".join(markdown_cell(d) for d in result.skipped)
     return (
-        f"| {markdown_code(result.path, in_table=True)} | {_ICON[result.verdict]} | {_score(result.mean)} "
-        f"| {failing or '—'} | {skipped or '—'} |"
+        f"| {markdown_code(result.path, in_table=True)} | {_ICON[result.verdict]} | {_figure(result)} "
+        f"| {decided or '—'} | {skipped or '—'} |"
     )
 
 
-def _dimension_lines(result: FileResult, dim: DimensionResult) -> list[str]:
-    tags = ["hard fail"] if dim.id in result.hard_failures else []
-    if dim.status is Status.ERROR:
-        tags.append("error")
-    head = f"- **{markdown_text(dim.id)}** score {_score(dim.score)}"
-    if tags:
-        head += f" ({', '.join(tags)})"
+def _dimension_lines(result: FileResult, dim: DimensionResult, tags: dict[str, list[str]]) -> list[str]:
+    tags_here = list(tags.get(dim.id, []))
+    if dim.status is Status.ERROR and not tags_here:
+        tags_here.append("error")
+    head = f"- **{markdown_text(dim.id)}** {_dimension_score(result, dim)}"
+    if tags_here:
+        head += f" ({', '.join(markdown_text(t) for t in tags_here)})"
     if dim.error:
         head += f": {markdown_text(dim.error)}"
     elif dim.reasoning:
@@ -99,6 +120,11 @@ def _dimension_lines(result: FileResult, dim: DimensionResult) -> list[str]:
         )
         head += f": {markdown_text(reasoning)}"
     lines = [head]
+    if dim in unmet(result):  # a criterion not met: the span that decided it
+        for e in dim.evidence:
+            where = f" (line {e.line})" if e.line is not None else ""
+            found = "" if e.verified else " (not found in the item)"
+            lines.append(f"  - evidence: “{markdown_text(e.quote)}”{where}{found}")
     for finding in dim.findings[:FINDINGS_PER_DIMENSION]:
         notice = "notice: " if finding.notice else ""
         lines.append(
@@ -110,14 +136,23 @@ def _dimension_lines(result: FileResult, dim: DimensionResult) -> list[str]:
     return lines
 
 
+def _dimension_score(result: FileResult, dim: DimensionResult) -> str:
+    text = score_text(result, dim)
+    return text if is_binary(result) else f"score {_score(dim.score)}"
+
+
 def _section(result: FileResult) -> list[str]:
     lines = ["", f"### {markdown_code(result.path)}: {_ICON[result.verdict]}"]
     if result.error:
         lines += ["", f"Error: {markdown_text(result.error)}"]
+    rules = [f"- **{markdown_text(c.name)}**: {markdown_text(c.detail)}" for c in file_rules_failed(result)]
+    if rules:
+        lines += ["", *rules]
     if result.failing_dimensions:
+        tags = dimension_rules(result)
         lines.append("")
         for dim in result.failing_dimensions:
-            lines += _dimension_lines(result, dim)
+            lines += _dimension_lines(result, dim, tags)
     for warning in result.warnings:
         lines += ["", f"> {markdown_text(warning)}"]
     return lines

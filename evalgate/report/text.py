@@ -3,45 +3,65 @@
 from __future__ import annotations
 
 from evalgate.report.escape import visible_name
-from evalgate.results import FileResult, Report, Status, Verdict
+from evalgate.report.reasons import (
+    dimension_rules,
+    figure,
+    file_rules_failed,
+    legacy_reasons,
+    passed_briefs,
+    score_text,
+    unmet,
+)
+from evalgate.results import Evidence, FileResult, Report, Status, Verdict
 
 _MARK = {Verdict.PASS: "PASS ", Verdict.FAIL: "FAIL ", Verdict.ERROR: "ERROR"}
 
 
 def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
     head = f"{_MARK[result.verdict]} {result.path}"
-    if result.mean is not None:
-        head += f"  mean {result.mean:.2f}"
+    shown_figure = figure(result)
+    if shown_figure is not None:
+        head += f"  {shown_figure}"
     if result.band:
         head += f"  {result.band}"
     if result.hard_failures:
         head += f"  hard fail: {', '.join(result.hard_failures)}"
+    if result.verdict is Verdict.PASS and passed_briefs(result):
+        head += f"  · passed: {', '.join(passed_briefs(result))}"
     lines = [head]
     if result.error:
         lines.append(f"      {result.path}: {result.error}")
         return lines
+    tags = dimension_rules(result)
     shown = result.dimensions if verbose else result.failing_dimensions
     for dim in shown:
         if dim.status is Status.SKIPPED and not verbose:
             continue
-        score = f"{dim.score}/5" if dim.score is not None else dim.status.value
-        tag = " (hard fail)" if dim.id in result.hard_failures else ""
-        lines.append(f"      {dim.id} {score}{tag}")
+        tag = f" ({', '.join(tags[dim.id])})" if dim.id in tags else ""
+        lines.append(f"      {dim.id} {score_text(result, dim)}{tag}")
         if dim.error and dim.status is Status.ERROR:
             lines.append(f"        {dim.error}")
         for f in dim.findings:
             lines.append(f"        {result.path}:{f.line}: {'notice: ' if f.notice else ''}{f.message}")
+        if dim in unmet(result):  # a criterion not met: what decided it
+            lines.extend(f"        evidence: {_quote(e)}" for e in dim.evidence)
+            if dim.reasoning:
+                lines.append(f"        reasoning: {dim.reasoning}")
         if dim.unverified_evidence:
             lines.append(f"        {dim.unverified_evidence} evidence quote(s) not found in the document")
-    for reason in result.reasons:
-        if not any(reason.startswith(p) for p in ("hard fail", "mean")):
-            continue
-        lines.append(f"      {reason}")
+    lines.extend(f"      {check.text}" for check in file_rules_failed(result))
+    lines.extend(f"      {reason}" for reason in legacy_reasons(result))
     if judged and result.skipped:  # without judges the report's closing note says it once
         lines.append(f"      not evaluated (verdict is over the rest): {', '.join(result.skipped)}")
     for w in result.warnings:
         lines.append(f"      note: {w}")
     return lines
+
+
+def _quote(evidence: Evidence) -> str:
+    where = f" (line {evidence.line})" if evidence.line is not None else ""
+    found = "" if evidence.verified else " (not found in the document)"
+    return f'"{evidence.quote}"{where}{found}'
 
 
 def render_text(report: Report, *, verbose: bool = False) -> str:
@@ -54,6 +74,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         f"{s['evaluated']} file(s): {s['passed']} passed, {s['failed']} failed, {s['errors']} error(s)"
         f" · rubric {report.rubric.id}@{report.rubric.version}"
     )
+    if report.rubric.prompt:
+        line += f" · prompt {report.rubric.prompt}"
     if s["judge_calls"] or s["cached_judgements"]:
         line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
     if s["unverified_evidence"]:

@@ -272,7 +272,7 @@ def run(
             + "; verdicts cover the deterministic dimensions only"
         )
     report = Report(
-        rubric=RubricRef(rubric.id, rubric.version),
+        rubric=RubricRef(rubric.id, rubric.version, _prompt_version(rubric) if judges else None),
         results=tuple(results),
         judges=tuple(config.judges),
         notes=tuple(notes),
@@ -373,6 +373,19 @@ def _decide_all(
             )
         )
     return results
+
+
+def _prompt_version(rubric: Rubric) -> str | None:
+    """The judges' prompt version, recorded with the rubric's (None when nothing was judged, or when
+    a template is broken: every judged dimension then says so)."""
+    if not rubric.judged:
+        return None
+    from evalgate.judging.prompt import PromptError, prompt_version
+
+    try:
+        return prompt_version(rubric)
+    except PromptError:
+        return None
 
 
 def _make_judges(config: Config, sandbox: JudgeSandbox | None) -> list[Backend]:

@@ -2,9 +2,11 @@
 
 Takes labelled gold items, frozen canary fixtures, pairs of documents, pilot configurations and
 history files; gives calibration against the gold labels (`calibrate`: kappa, exact and adjacent
-agreement), drift against frozen scores (`canary`), pairwise preference asked in both orders
-(`compare`), the trio pilot in the protocol's record and summary shapes (`pilot`, with
-`pilot_config`, `pilot_records`, `pilot_summary`, `pilot_schema`) and pass rates, trend alerts and
-rubric health over time (`history`, shown by `history_view`). Each
+agreement), drift against frozen scores (`canary`, against a baseline that says who recorded it:
+`canary_baseline`), pairwise preference asked in both orders (`compare`), the position effect of the
+criteria order on both (`position`), the trio pilot in the protocol's record and summary shapes
+(`pilot`, with `pilot_config`, `pilot_records`, `pilot_summary`, `pilot_schema`) and pass rates,
+trend alerts and rubric health over time, in series of one rubric and prompt version (`history`,
+drawn by `history_chart`, shown by `history_view`). Each
 command runs the pipeline (`evalgate.run`) or the judges; none is needed to gate a file.
 """

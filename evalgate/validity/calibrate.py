@@ -29,6 +29,8 @@ from evalgate.config import Config
 from evalgate.judging.agreement import Kappa, cohen_kappa, weighted_kappa
 from evalgate.results import FileResult, Report, Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
+from evalgate.validity.position import PositionEffect, label_errors, orders_varied, position_effects
+from evalgate.validity.position import render_text as position_text
 from evalgate.yamlsafe import safe_load
 
 EXIT_OK, EXIT_BELOW_BAR, EXIT_USAGE = 0, 1, 2
@@ -156,6 +158,7 @@ class Calibration:
     unevaluated: tuple[str, ...]
     bar: float
     metric: str = "exact"
+    position: tuple[PositionEffect, ...] = ()  # per judged dimension: its error by its place in the list
 
     @property
     def mechanical_rate(self) -> float | None:
@@ -186,6 +189,11 @@ class Calibration:
                 "rate": _round(self.mechanical_rate),
             },
             "unevaluated": list(self.unevaluated),
+            "position_effect": {
+                "value": "score minus label",
+                "varied": orders_varied(self.position),
+                "criteria": [e.to_json() for e in self.position],
+            },
         }
 
 
@@ -277,6 +285,7 @@ def calibrate(
         count, notes = _mechanical(rubric, item, result)
         comparisons += count
         wrong.extend(notes)
+
     return Calibration(
         rubric=rubric.id,
         rubric_version=rubric.version,
@@ -288,6 +297,7 @@ def calibrate(
         unevaluated=tuple(unevaluated),
         bar=bar,
         metric=metric,
+        position=tuple(position_effects(label_errors((item.judged, result) for item, result in matched))),
     )
 
 
@@ -344,6 +354,7 @@ def render_text(result: Calibration) -> str:
         if d.kind == "judge":
             lines.extend(f"  miss {d.dimension}: {m}" for m in d.misses)
     lines.extend(f"  not evaluated: {u}" for u in result.unevaluated)
+    lines.extend(position_text(result.position, "mean error (score minus label)"))
     verdict = "PASS" if result.passed else "FAIL"
     lines.append(
         f"{verdict}: {result.metric} agreement {_figure(result.score)} against a bar of {result.bar:.0%}"

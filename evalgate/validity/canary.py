@@ -8,7 +8,8 @@ otherwise. A canary directory holds frozen documents, `canary.yml` with the scor
 dimension past the tolerance, or any item the judge could not score, fails the canary (exit 1).
 
 `--rebaseline` re-baselines: it judges the fixtures with the given judge, records its replies under
-`replies/` and rewrites the recorded scores.
+`replies/` (replacing the old recordings) and rewrites the recorded scores, with who recorded them (a
+live judge and its model, or a fixture judge: see `canary_baseline`) and the prompt version.
 
 The judge reply cache is always off here: a cached reply would hide exactly the drift being measured.
 """
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,18 @@ import yaml
 
 from evalgate.config import Config
 from evalgate.document import DocumentError, read_document
-from evalgate.judging.prompt import PromptError, render_judge_prompt
+from evalgate.judging.prompt import PromptError, prompt_version, render_judge_prompt
 from evalgate.results import Report, Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
 from evalgate.validity.calibrate import GoldError, read_item_list, score_mapping
+from evalgate.validity.canary_baseline import (
+    SOURCES,
+    Baseline,
+    Comparison,
+    compare_with,
+    read_baseline,
+    source_of,
+)
 
 EXIT_OK, EXIT_DRIFT, EXIT_USAGE = 0, 1, 2
 DEFAULT_DIR = "gold/canary"
@@ -62,6 +73,7 @@ class Fixtures:
     rubric: str
     seed: int
     items: tuple[CanaryItem, ...]
+    baseline: Baseline = field(default_factory=lambda: Baseline("unknown"))
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,9 @@ class Drift:
     unscored: tuple[str, ...]
     stale: tuple[str, ...]
     tolerance: float
+    comparison: Comparison | None = None
+    baseline: Baseline | None = None
+    judges: tuple[str, ...] = field(default=())  # this run's judges (empty: the recordings replayed)
 
     @property
     def drifted(self) -> tuple[DimensionDrift, ...]:
@@ -109,7 +124,21 @@ class Drift:
             "drifted": [d.dimension for d in self.drifted],
             "unscored": list(self.unscored),
             "stale": list(self.stale),
+            "judges": list(self.judges),
+            "baseline": None if self.baseline is None else _baseline_json(self.baseline),
+            "comparison": None if self.comparison is None else self.comparison.kind,
+            "notes": [] if self.comparison is None else list(self.comparison.notes),
         }
+
+
+def _baseline_json(baseline: Baseline) -> dict[str, Any]:
+    return {
+        "source": baseline.source,
+        "judges": list(baseline.judges),
+        "models": list(baseline.models),
+        "recorded": baseline.recorded,
+        "prompt_version": baseline.prompt_version,
+    }
 
 
 def load_fixtures(directory: str | Path) -> Fixtures:
@@ -126,7 +155,11 @@ def load_fixtures(directory: str | Path) -> Fixtures:
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise CanaryError(f"{path}: seed must be an integer")
-    return Fixtures(root, str(raw.get("rubric") or "research-loop"), seed, tuple(items))
+    try:
+        baseline = read_baseline(raw)
+    except ValueError as exc:
+        raise CanaryError(f"{path}: {exc}") from None
+    return Fixtures(root, str(raw.get("rubric") or "research-loop"), seed, tuple(items), baseline)
 
 
 def prompt_sha256(fixtures: Fixtures, rubric: Rubric, item: CanaryItem) -> str | None:
@@ -179,15 +212,22 @@ def measure_drift(
     return Drift(dims, tuple(unscored), tuple(stale), tolerance)
 
 
-def _config(config: Config, fixtures: Fixtures, judges: tuple[str, ...], record: bool) -> Config:
+def _config(config: Config, fixtures: Fixtures, judges: tuple[str, ...], record_dir: Path | None) -> Config:
     return config.with_overrides(
         rubric=fixtures.rubric,
         seed=fixtures.seed,
         judges=judges,
         cache=False,
         root=str(fixtures.directory.resolve()),
-        record_dir=str(fixtures.directory / REPLIES_DIR) if record else None,
+        record_dir=str(record_dir) if record_dir is not None else None,
     )
+
+
+def _prompt_version(rubric: Rubric) -> str | None:
+    try:
+        return prompt_version(rubric)
+    except PromptError:
+        return None
 
 
 def _evaluate(config: Config, fixtures: Fixtures) -> Report:
@@ -207,15 +247,24 @@ def run_canary(directory: str | Path, config: Config, *, tolerance: float = DEFA
         for item in fixtures.items
         if item.prompt_sha256 and prompt_sha256(fixtures, rubric, item) != item.prompt_sha256
     ]
-    report = _evaluate(_config(config, fixtures, judges, record=False), fixtures)
-    return measure_drift(fixtures.items, scores_by_file(report), tolerance=tolerance, stale=stale)
+    report = _evaluate(_config(config, fixtures, judges, None), fixtures)
+    drift = measure_drift(fixtures.items, scores_by_file(report), tolerance=tolerance, stale=stale)
+    comparison = compare_with(
+        fixtures.baseline, config.judges, str(directory), prompt_now=_prompt_version(rubric)
+    )
+    return replace(drift, comparison=comparison, baseline=fixtures.baseline, judges=tuple(config.judges))
 
 
-def record_canary(directory: str | Path, config: Config) -> Fixtures:
-    """Judge the fixtures with the configured judge, record its replies and rewrite the scores."""
+def record_canary(directory: str | Path, config: Config, *, source: str | None = None) -> Fixtures:
+    """Judge the fixtures with the configured judge, record its replies (replacing the old ones) and
+    rewrite the scores with who recorded them. `source` (live or fixture) overrides the source the
+    judges' backends imply."""
     fixtures = load_fixtures(directory)
     rubric = load_rubric(fixtures.rubric)
-    report = _evaluate(_config(config, fixtures, config.judges, record=True), fixtures)
+    replies = fixtures.directory / REPLIES_DIR
+    fresh = fixtures.directory / f".{REPLIES_DIR}-rebaseline"
+    shutil.rmtree(fresh, ignore_errors=True)
+    report = _evaluate(_config(config, fixtures, config.judges, fresh), fixtures)
     now = scores_by_file(report)
     items = tuple(
         CanaryItem(
@@ -225,23 +274,49 @@ def record_canary(directory: str | Path, config: Config) -> Fixtures:
         )
         for item in fixtures.items
     )
+    models = sorted({f"{j.backend}:{j.model}" for r in report.results for j in r.judges})
+    baseline = Baseline(
+        source="live" if source == "live" else "fixture" if source == "fixture" else source_of(config.judges),
+        judges=tuple(config.judges),
+        models=tuple(models),
+        recorded=datetime.now(UTC).strftime("%Y-%m-%d"),
+        prompt_version=_prompt_version(rubric),
+    )
     raw = {
         "rubric": fixtures.rubric,
         "rubric_version": rubric.version,
+        "prompt_version": baseline.prompt_version,
         "seed": fixtures.seed,
         "recorded_with": list(config.judges),
+        "baseline": baseline.to_data(),
         "items": [{"file": i.file, "prompt_sha256": i.prompt_sha256, "scores": i.scores} for i in items],
     }
     text = (
         "# Canary fixtures: recorded scores; rewrite with `evalgate canary DIR --rebaseline --judge SPEC`.\n"
+        f"# Baseline: {baseline.describe()}.\n"
     )
+    if baseline.source == "fixture":
+        text += (
+            "# A fixture baseline: compare a live judge with it only after re-recording it with that judge.\n"
+        )
     (fixtures.directory / FIXTURES_FILE).write_text(text + yaml.safe_dump(raw, sort_keys=False), "utf-8")
-    return Fixtures(fixtures.directory, fixtures.rubric, fixtures.seed, items)
+    # the old recordings answer prompts nobody asks any more: the new set replaces them whole
+    shutil.rmtree(replies, ignore_errors=True)
+    if fresh.is_dir():
+        fresh.rename(replies)
+    return Fixtures(fixtures.directory, fixtures.rubric, fixtures.seed, items, baseline)
 
 
 def render_text(drift: Drift) -> str:
-    """One line per dimension with its drift, then what moved and the verdict."""
-    lines = [f"{'dimension':34} {'n':>3} {'drift':>6} {'max':>4}"]
+    """What is compared with what, one line per dimension with its drift, then what moved and the
+    verdict."""
+    lines = []
+    if drift.baseline is not None:
+        judges = ", ".join(drift.judges) or "the recorded replies"
+        lines.append(f"baseline: {drift.baseline.describe()}; now: {judges}")
+    if drift.comparison is not None:
+        lines.extend(f"note: {n}" for n in drift.comparison.notes)
+    lines.append(f"{'dimension':34} {'n':>3} {'drift':>6} {'max':>4}")
     for d in drift.dimensions:
         flag = "  <- past tolerance" if d in drift.drifted else ""
         lines.append(f"{d.dimension:34} {d.items:>3} {d.mean_abs_change:>6.2f} {d.max_abs_change:>4}{flag}")
@@ -269,8 +344,10 @@ def cmd_canary(args: argparse.Namespace) -> int:
                     "evalgate canary: --rebaseline needs the judge to record: --judge SPEC", file=sys.stderr
                 )
                 return EXIT_USAGE
-            fixtures = record_canary(args.directory, config)
-            print(f"recorded {len(fixtures.items)} canary items in {fixtures.directory / FIXTURES_FILE}")
+            fixtures = record_canary(args.directory, config, source=args.baseline_source)
+            where = fixtures.directory / FIXTURES_FILE
+            print(f"recorded {len(fixtures.items)} canary items in {where}")
+            print(f"baseline: {fixtures.baseline.describe()}")
             return EXIT_OK
         drift = run_canary(args.directory, config, tolerance=args.tolerance)
     except (CanaryError, RubricError) as exc:
@@ -294,6 +371,11 @@ def register(subparsers: Any, help_text: str) -> None:
     )
     parser.add_argument(
         "--rebaseline", action="store_true", help="judge with --judge, record its replies and scores"
+    )
+    parser.add_argument(
+        "--baseline-source",
+        choices=SOURCES,
+        help="with --rebaseline: who records it (default: live for copilot and openai judges, else fixture)",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(func=cmd_canary)

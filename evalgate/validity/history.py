@@ -1,8 +1,11 @@
 """Score history: one JSONL record per evaluated file per run, pass rates, trend alerts, a chart.
 
-Each record carries the rubric id and version that produced it, because a rubric change makes scores
-incomparable: pass rates are therefore kept per rubric version, so adding a criterion starts a new
-table instead of erasing (or silently diluting) the old series. Appends are safe from concurrent jobs
+Each record carries the rubric id and version that produced it, and when judges scored it the prompt
+version (the hash of the judge template set), because a rubric or prompt change makes scores
+incomparable: a record's `series` is the pair, and a new one starts a new series. Pass rates are kept
+per series, so adding a criterion or editing a template starts a new table instead of erasing (or
+silently diluting) the old one; trend alerts compare only runs of one series, and the chart marks the
+run where a new series starts. Appends are safe from concurrent jobs
 writing the same file: the file is opened O_APPEND and each record is one write() of one whole line,
 so lines from two writers never interleave. A line that does not parse (a truncated write, a hand
 edit, a merge conflict in a committed history) is skipped with a warning; it never stops a run.
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from evalgate.results import Report, Status
+from evalgate.validity.history_chart import mermaid_trend, run_means
 
 TREND_DROP = 0.5  # a fall in the mean of at least this much ...
 TREND_WINDOW = 3  # ... across this many consecutive items raises an alert
 ALL_FILES = "all files"
-_LABEL_UNSAFE = re.compile(r"[^0-9A-Za-z :.#_-]")
 
 
 class HistoryWarning(UserWarning):
@@ -49,11 +51,20 @@ class HistoryRecord:
     judged: tuple[str, ...] = ()  # the scored dimensions a judge supplied (the rest are checks)
     run: str | None = None  # the CI run that wrote it (GITHUB_RUN_ID), when there is one
     commit: str | None = None  # the commit evaluated
+    prompt_version: str | None = None  # the judges' prompt version (None: nothing judged)
+    orders: tuple[tuple[str, ...], ...] = ()  # each judge's criteria order, in the order of `judges`
 
     @property
     def run_key(self) -> str:
         """What makes one run: its timestamp, and its run id (two CI runs may share a second)."""
         return f"{self.timestamp} {self.run}" if self.run else self.timestamp
+
+    @property
+    def series(self) -> str:
+        """The version its scores are comparable within: `rubric@version`, with ` prompt P` when
+        judges scored it."""
+        base = f"{self.rubric}@{self.rubric_version}"
+        return f"{base} prompt {self.prompt_version}" if self.prompt_version else base
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -71,9 +82,11 @@ class HistoryRecord:
             out["band"] = self.band
         if self.judged:
             out["judged"] = list(self.judged)
-        for key in ("run", "commit"):
+        for key in ("run", "commit", "prompt_version"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.orders:
+            out["orders"] = [list(order) for order in self.orders]
         return out
 
     @classmethod
@@ -94,6 +107,14 @@ class HistoryRecord:
         for key in ("run", "commit"):
             if raw.get(key) is not None and not isinstance(raw[key], str | int):
                 raise ValueError(f"{key!r} must be a string or null")
+        prompt = raw.get("prompt_version")
+        if prompt is not None and not isinstance(prompt, str):
+            raise ValueError("'prompt_version' must be a string or null")
+        orders = raw.get("orders") or []
+        if not isinstance(orders, list) or not all(
+            isinstance(o, list) and all(isinstance(i, str) for i in o) for o in orders
+        ):
+            raise ValueError("'orders' must be a list of lists of strings or null")
         return cls(
             timestamp=raw["timestamp"],
             path=raw["path"],
@@ -108,6 +129,8 @@ class HistoryRecord:
             judged=lists["judged"],
             run=str(raw["run"]) if raw.get("run") is not None else None,
             commit=str(raw["commit"]) if raw.get("commit") is not None else None,
+            prompt_version=prompt,
+            orders=tuple(tuple(o) for o in orders),
         )
 
 
@@ -154,6 +177,8 @@ def history_records(
                 ),
                 run=run,
                 commit=commit,
+                prompt_version=report.rubric.prompt if result.judges else None,
+                orders=tuple(j.criteria_order for j in result.judges if j.criteria_order),
             )
         )
     return records
@@ -223,13 +248,14 @@ class PassRate:
 
 
 def pass_rates(records: Sequence[HistoryRecord]) -> dict[str, dict[str, PassRate]]:
-    """Per rubric version ("rubric@version", in order of first appearance), each criterion's pass rate.
+    """Per series (`rubric@version`, with the prompt version when judged; in order of first
+    appearance), each criterion's pass rate.
 
     A criterion passes in a record when it was scored and the gate did not count it as failing.
     """
     tallies: dict[str, dict[str, list[int]]] = {}
     for record in records:
-        table = tallies.setdefault(f"{record.rubric}@{record.rubric_version}", {})
+        table = tallies.setdefault(record.series, {})
         for criterion, score in record.scores.items():
             if score is None:
                 continue
@@ -259,24 +285,6 @@ class TrendAlert:
         return f"{self.subject}: mean fell by {self.drop:.2f} over the last {len(self.means)} ({steps})"
 
 
-def run_means(records: Sequence[HistoryRecord]) -> list[tuple[str, float]]:
-    """The average of the file means per run (records sharing a `run_key`: timestamp and run id),
-    oldest first."""
-    runs: dict[str, list[float]] = {}
-    for record in records:
-        if record.mean is not None:
-            runs.setdefault(record.run_key, []).append(record.mean)
-    return [(key, sum(means) / len(means)) for key, means in sorted(runs.items())]
-
-
-def run_label(key: str) -> str:
-    """A run's short name for a chart axis: "MM-DD HH:MM", and "#RUN" when a CI run id is known."""
-    stamp, _, run = key.partition(" ")
-    label = stamp[5:16].replace("T", " ") + (f" #{run}" if run else "")
-    # the file on a branch is edited by hand too: a quote or a fence must not leave the chart's block
-    return _LABEL_UNSAFE.sub("", label)
-
-
 def _falling(subject: str, means: Sequence[float]) -> TrendAlert | None:
     window = tuple(means[-TREND_WINDOW:])
     if len(window) == TREND_WINDOW and window[0] - window[-1] >= TREND_DROP - 1e-9:
@@ -284,39 +292,27 @@ def _falling(subject: str, means: Sequence[float]) -> TrendAlert | None:
     return None
 
 
+def current_series(records: Sequence[HistoryRecord]) -> list[HistoryRecord]:
+    """The records of the newest record's series (empty for an empty history)."""
+    return [r for r in records if r.series == records[-1].series] if records else []
+
+
 def trend_alerts(records: Sequence[HistoryRecord]) -> list[TrendAlert]:
-    """Alerts for every file, and for the per-run average, whose mean fell by >= 0.5 over its last 3."""
+    """Alerts for every file, and for the per-run average, whose mean fell by >= 0.5 over its last 3,
+    counted within the current series only: a new rubric or prompt version moves scores by itself."""
+    current = current_series(records)
     by_path: dict[str, list[tuple[str, float]]] = {}
-    for record in records:
+    for record in current:
         if record.mean is not None:
             by_path.setdefault(record.path, []).append((record.timestamp, record.mean))
     alerts = []
-    for path, series in sorted(by_path.items()):
-        ordered = [mean for _, mean in sorted(series, key=lambda item: item[0])]
+    for path, points in sorted(by_path.items()):
+        ordered = [mean for _, mean in sorted(points, key=lambda item: item[0])]
         alert = _falling(path, ordered)
         if alert is not None:
             alerts.append(alert)
-    overall = _falling(ALL_FILES, [mean for _, mean in run_means(records)])
+    overall = _falling(ALL_FILES, [mean for _, mean in run_means(current)])
     return [*alerts, overall] if overall is not None else alerts
-
-
-def mermaid_trend(records: Sequence[HistoryRecord], *, last: int = 20) -> str:
-    """A mermaid `xychart-beta` block of the mean per run (last `last` runs) for the job summary;
-    empty when the history has no scored run."""
-    series = run_means(records)[-last:]
-    if not series:
-        return ""
-    labels = ", ".join(f'"{run_label(key)}"' for key, _ in series)
-    values = ", ".join(f"{mean:.2f}" for _, mean in series)
-    return (
-        "```mermaid\n"
-        "xychart-beta\n"
-        '    title "Mean score per run"\n'
-        f"    x-axis [{labels}]\n"
-        '    y-axis "mean score" 1 --> 5\n'
-        f"    line [{values}]\n"
-        "```\n"
-    )
 
 
 @dataclass(frozen=True)

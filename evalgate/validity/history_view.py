@@ -18,26 +18,20 @@ from typing import Any
 from evalgate.report.escape import markdown_cell, markdown_code, markdown_text
 from evalgate.report.health import Disagreement, disagreement, health_markdown, health_text, score_spreads
 from evalgate.results import EXIT_PASS, EXIT_USAGE
-from evalgate.validity.history import (
-    HistoryRecord,
-    mermaid_trend,
-    pass_rates,
-    run_label,
-    run_means,
-    trend_alerts,
-)
+from evalgate.validity.history import HistoryRecord, pass_rates, trend_alerts
+from evalgate.validity.history_chart import SERIES_MARK, mermaid_trend, run_label, run_means, series_breaks
 
 CHART_RUNS = 20
 DISAGREEMENT_RUNS = 10  # the last runs shown in the disagreement-over-time line
 
 
 def current_version(records: Sequence[HistoryRecord]) -> str | None:
-    """ "rubric@version" of the newest record, or None for an empty history."""
-    return f"{records[-1].rubric}@{records[-1].rubric_version}" if records else None
+    """The newest record's series ("rubric@version", with " prompt P" when judged), or None."""
+    return records[-1].series if records else None
 
 
 def _of_version(records: Sequence[HistoryRecord], version: str | None) -> list[HistoryRecord]:
-    return [r for r in records if f"{r.rubric}@{r.rubric_version}" == version]
+    return [r for r in records if r.series == version]
 
 
 def record_side(record: HistoryRecord) -> tuple[bool, bool] | None:
@@ -75,6 +69,9 @@ def history_text(records: Sequence[HistoryRecord]) -> str:
         lines += ["", f"pass rates, {version}:"]
         width = max((len(c) for c in table), default=0)
         lines += [f"  {r.criterion:<{width}}  {r.passed}/{r.total}  {r.rate:.0%}" for r in table.values()]
+    breaks = series_breaks(records)
+    if breaks:
+        lines += ["", *(b.message for b in breaks)]
     alerts = trend_alerts(records)
     lines.append("")
     lines += [f"alert: {a.message}" for a in alerts] or ["no trend alert"]
@@ -100,6 +97,10 @@ def history_markdown(records: Sequence[HistoryRecord], min_runs: int = 2) -> str
     current = _of_version(records, version)
     table = pass_rates(current).get(version or "", {})
     parts = ["### Score history", "", mermaid_trend(records, last=CHART_RUNS).rstrip("\n")]
+    breaks = series_breaks(records)
+    if breaks:
+        shown = "; ".join(markdown_text(b.message) for b in breaks[-3:])
+        parts += ["", f"{SERIES_MARK}marks a new series (trends and pass rates start again there): {shown}."]
     alerts = trend_alerts(records)
     if alerts:
         parts += ["", "\n".join(f"> **alert:** {markdown_text(a.message)}" for a in alerts)]

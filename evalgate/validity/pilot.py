@@ -184,7 +184,11 @@ def run_pilot(
     rubric = load_rubric(config.rubric)
     candidates = load_candidates(config, base)
     judged = [c for c in candidates if c.item_text is not None]
-    jobs = [JudgeJob(c.item_text or "", rubric, b, config.seed) for c in judged for _, b in judges]
+    jobs = [
+        JudgeJob(c.item_text or "", rubric, b, config.seed, judge=index)
+        for c in judged
+        for index, (_, b) in enumerate(judges)
+    ]
     results = iter(judge_many(jobs, max_workers=config.jobs))
     anchor = config.manifest_anchor or manifest_anchor(config_text, candidates)
     sha = head_sha(base)

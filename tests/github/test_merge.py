@@ -169,6 +169,20 @@ def test_different_rubric_versions_are_refused_with_exit_2(
     assert "two.json" in err and "version v2" in err and "version v1" in err
 
 
+def test_different_prompt_versions_are_refused_naming_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = _write(
+        tmp_path / "one.json", _report(_result("a.md"), rubric=RubricRef("research-loop", "v1", "p1"))
+    )
+    two = _write(
+        tmp_path / "two.json", _report(_result("b.md"), rubric=RubricRef("research-loop", "v1", "p2"))
+    )
+    assert main(["merge", one, two]) == 2
+    err = capsys.readouterr().err
+    assert "version v1, prompt p2" in err and "version v1, prompt p1" in err
+
+
 def test_a_path_in_two_shards_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one = _write(tmp_path / "one.json", _report(_result("a.md"), _result("b.md")))
     assert main(["merge", one, one]) == 2

@@ -16,7 +16,7 @@ from evalgate.judging.ensemble import (
     strict_pass,
     trio_fail,
 )
-from evalgate.results import DimensionResult, JudgeScore, Status, Verdict
+from evalgate.results import DimensionResult, JudgeScore, Rule, Status, Verdict
 from evalgate.rubric import Ensemble, load_rubric
 
 BANDS = {"PASS_STRONG": 4.0, "PASS_ADEQUATE": 3.5, "FAIL_WEAK": 2.5, "FAIL_CRITICAL": 0.0}
@@ -158,21 +158,25 @@ def test_gate_fails_strict_pass_even_when_the_mean_passes(kw):
     dims = trio(kw, {"a": [5] * 6, "b": [3] * 6, "c": [3] * 6})
     r = decide("item.yml", dims, kw)
     assert r.verdict is Verdict.FAIL
-    assert any(x.startswith("strict pass not met") for x in r.reasons)
+    assert r.reasons == (
+        "trio strict pass: 1 of 3 judges' means reach 3.5 (a 5.00, b 3.00, c 3.00); it needs 2",
+    )
     assert r.band == "PASS_ADEQUATE"  # the band is over the trio mean; the verdict says FAIL
+    assert r.decision is not None and [c.rule for c in r.decision.decided_by] == [Rule.STRICT_PASS]
 
 
 def test_gate_flags_critical_fail_even_when_the_mean_passes(kw):
     # A lenient policy (mean >= 2.5 passes) so that only the critical rule can fail the item.
     rubric = replace(kw, policy=replace(kw.policy, min_mean=2.5))
     # judge means 1.5, 1.5, 5.0: two of three below 2.0. Per dimension (1+2+5)/3 = 2.67 rounds to 3,
-    # so the file mean is 3.0 >= 2.5; the trio mean (1.5+1.5+5)/3 = 2.67 is FAIL_WEAK.
+    # so the rounded scores' mean would be 3.0; the file's mean is the trio mean (1.5+1.5+5)/3 = 2.67,
+    # FAIL_WEAK, which still reaches this policy's 2.5.
     dims = trio(rubric, {"a": [1, 2, 1, 2, 1, 2], "b": [2, 1, 2, 1, 2, 1], "c": [5] * 6})
     r = decide("item.yml", dims, rubric)
     assert judge_means(dims) == {"a": 1.5, "b": 1.5, "c": 5.0}
-    assert r.mean == 3.0
+    assert r.mean == pytest.approx(8 / 3)
     assert r.verdict is Verdict.FAIL
-    assert [x.split(":")[0] for x in r.reasons] == ["strict pass not met", "critical fail", "trio fail"]
+    assert [x.split(":")[0] for x in r.reasons] == ["trio strict pass", "critical fail", "trio FAIL"]
     assert r.band == "FAIL_WEAK"
 
 
@@ -181,8 +185,8 @@ def test_critical_fail_flagged_although_the_strict_pass_holds(kw):
     rubric = replace(kw, policy=replace(kw.policy, ensemble=ensemble))
     dims = trio(rubric, {"a": [1] * 6, "b": [1] * 6, "c": [5] * 6})
     r = decide("item.yml", dims, rubric)
-    assert [x for x in r.reasons if x.startswith(("critical", "strict"))] == [
-        "critical fail: a majority of judges' means are below 2 (a 1.00, b 1.00, c 5.00)"
+    assert [x for x in r.reasons if x.startswith(("critical", "trio strict"))] == [
+        "critical fail: 2 of 3 judges' means are below 2 (a 1.00, b 1.00, c 5.00); a majority fails the file"
     ]
 
 
@@ -192,8 +196,16 @@ def test_gate_reports_a_trio_fail_that_is_not_critical(kw):
     rubric = replace(kw, policy=replace(kw.policy, min_mean=None, ensemble=ensemble))
     dims = trio(rubric, {"a": [3, 2, 3, 2, 3, 2], "b": [2] * 6, "c": [5] * 6})
     r = decide("item.yml", dims, rubric)
-    assert r.reasons == ("trio fail: at least 2 judges' means are below 3 (a 2.50, b 2.00, c 5.00)",)
+    assert r.reasons == (
+        "trio FAIL: 2 of 3 judges' means are below 3 (a 2.50, b 2.00, c 5.00); 2 fail the file",
+    )
     assert r.verdict is Verdict.FAIL
+    assert r.decision is not None
+    assert [(c.rule, c.passed) for c in r.decision.checks] == [
+        (Rule.CRITICAL_FAIL, True),
+        (Rule.TRIO_FAIL, False),
+    ]
+    assert r.failing_dimensions == ()  # no dimension failed: the trio FAIL rule alone decided
 
 
 def test_single_judge_does_not_apply_ensemble_rules(kw):

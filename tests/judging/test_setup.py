@@ -30,8 +30,8 @@ def test_the_next_prompt_is_ready_while_the_calls_in_flight_wait(monkeypatch):
     rendered: list[str] = []
     original = judge_module.render_judge_prompt
 
-    def recording(rubric, document, seed):
-        prompt = original(rubric, document, seed)
+    def recording(rubric, document, seed, **call):
+        prompt = original(rubric, document, seed, **call)
         rendered.append(document.path)
         return prompt
 

@@ -194,3 +194,31 @@ def test_the_gold_sets_rubric_is_used_unless_overridden(
     args = _parse([str(gold_dir), "--judge", judge, "--no-cache", "--rubric", "no-such-rubric"])
     assert args.func(args) == 2
     assert "unknown rubric 'no-such-rubric'" in capsys.readouterr().err
+
+
+def test_calibrate_reports_the_position_effect_per_criterion(tmp_path: Path, capsys) -> None:
+    """A judge that scores a criterion by its place in the list (5, 5, 4, 4, 3, 3), against labels of
+    4 everywhere: its error is +1 at places 1-2, 0 at 3-4 and -1 at 5-6, whatever the criterion."""
+    from tests.test_rubric_packs import KW_DIMS, KW_ITEM, judge_spec, write_item
+
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    items = []
+    for n in range(4):
+        write_item(gold / f"item-{n}.yml", {**KW_ITEM, "response": f"## Answer\n\nOption {n}.\n"})
+        items.append({"file": f"item-{n}.yml", "judged": dict.fromkeys(KW_DIMS, 4)})
+    (gold / "labels.yml").write_text(json.dumps({"rubric": "knowledge-work", "items": items}), "utf-8")
+    judge = judge_spec(tmp_path, "by-place", {"by_position": [5, 5, 4, 4, 3, 3]})
+    _, out = _run(gold, judge, "--format", "json", capsys=capsys)
+    effect = json.loads(out)["position_effect"]
+    assert effect["varied"] is True and effect["value"] == "score minus label"
+    criteria = {c["criterion"]: c for c in effect["criteria"]}
+    assert set(criteria) == set(KW_DIMS) and all(c["n"] == 4 for c in criteria.values())
+    expected = {1: 1.0, 2: 1.0, 3: 0.0, 4: 0.0, 5: -1.0, 6: -1.0}
+    for c in criteria.values():
+        assert all(p["mean"] == expected[p["position"]] for p in c["by_position"])
+        if c["correlation"] is not None:
+            assert c["slope"] < 0 and c["correlation"] < 0
+    assert any(c["correlation"] is not None for c in criteria.values())
+    _, text = _run(gold, judge, capsys=capsys)
+    assert "position effect (mean error (score minus label) by the criterion's place in the list" in text

@@ -135,3 +135,68 @@ def test_usage_errors(tmp_path, files, capsys):
     missing = str(tmp_path / "missing.md")
     assert run_cli(["compare", files[0], missing, "--judge", "command:true"], capsys)[0] == 2
     assert "missing.md: cannot read" in run_cli.stderr
+
+
+def _kw_compare(tmp_path, judge: str, pairs: int) -> list[str]:
+    """`compare` argv for `pairs` knowledge-work pairs and one judge, JSON out."""
+    return [
+        "compare",
+        *_kw_pairs(tmp_path, pairs),
+        "--judge",
+        judge,
+        "--rubric",
+        "knowledge-work",
+        "--format",
+        "json",
+    ]
+
+
+def _kw_pairs(tmp_path, count: int) -> list[str]:
+    """`count` pairs of knowledge-work items, a strong response against a weak one each."""
+    paths = []
+    for n in range(count):
+        for name, response in (("strong", STRONG), ("weak", WEAK)):
+            item = write_item(
+                tmp_path / f"{name}-{n}.yml", {**KW_ITEM, "response": f"{response}\nPair {n}.\n"}
+            )
+            paths.append(str(item))
+    return paths
+
+
+def test_each_call_lists_the_criteria_in_its_own_order_and_records_it(tmp_path, capsys):
+    judge = judge_spec(tmp_path, "judge", {"prefer_containing": "STRONG-MARK", "criteria": True})
+    argv = _kw_compare(tmp_path, judge, 1)
+    code, out = run_cli(argv, capsys)
+    (judgement,) = json.loads(out)["pairs"][0]["judgements"]
+    forward, backward = judgement["criteria_orders"]
+    assert sorted(forward) == sorted(backward) and forward != backward  # (B, A) is a second attempt
+    assert judgement["criteria"] == [dict.fromkeys(forward, "A"), dict.fromkeys(backward, "A")]
+    assert code == 0
+
+
+def test_position_effect_per_criterion_when_late_criteria_are_ties(tmp_path, capsys):
+    # the judge's overall preference is content (STRONG-MARK), but only its first two listed
+    # criteria follow it; the rest it calls a tie: agreement 1 at places 1-2, 1/2 below
+    judge = judge_spec(tmp_path, "primacy", {"prefer_containing": "STRONG-MARK", "criteria_tie_after": 2})
+    argv = _kw_compare(tmp_path, judge, 4)
+    _, out = run_cli(argv, capsys)
+    effect = json.loads(out)["position_effect"]
+    assert effect["varied"] is True
+    criteria = {c["criterion"]: c for c in effect["criteria"]}
+    assert set(criteria) == {d.id for d in load_rubric("knowledge-work").judged}
+    for c in criteria.values():
+        assert c["n"] == 8  # 4 pairs x 2 orders
+        assert all(p["mean"] == (1.0 if p["position"] <= 2 else 0.5) for p in c["by_position"])
+        if {p["position"] <= 2 for p in c["by_position"]} == {True, False}:  # seen early and late
+            assert c["slope"] < 0 and c["correlation"] < 0
+    text = run_cli(argv[:-2], capsys)[1]
+    assert "position effect (agreement with the judge's overall preference by the criterion's place" in text
+
+
+def test_no_position_effect_when_every_criterion_follows_the_verdict(tmp_path, capsys):
+    judge = judge_spec(tmp_path, "steady", {"prefer_containing": "STRONG-MARK", "criteria": True})
+    argv = _kw_compare(tmp_path, judge, 3)
+    _, out = run_cli(argv, capsys)
+    criteria = json.loads(out)["position_effect"]["criteria"]
+    assert all(c["correlation"] is None and c["reason"] == "the value never varied" for c in criteria)
+    assert all(c["slope"] == 0 for c in criteria if c["slope"] is not None)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from evalgate.cli import main
-from evalgate.results import DimensionResult, FileResult, Report, RubricRef, Status, Verdict
+from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status, Verdict
 from evalgate.validity.history import HistoryRecord, history_records, parse_history
 from evalgate.validity.history_view import disagreement_by_run, history_markdown, record_side
 
@@ -162,3 +162,60 @@ def test_a_hand_edited_run_id_cannot_leave_the_chart_block() -> None:
     chart = section.split("```mermaid\n", 1)[1].split("\n```", 1)[0]
     assert '"12-01 10:02 #ximg srcx"' in chart and "<img" not in section
     assert section.count("```") == 2  # the chart's own fence, opened and closed
+
+
+def test_a_prompt_version_change_starts_a_new_series_and_the_chart_marks_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the mean falls 4.8 -> 3.6 across an edit of the judge template: that is the prompt, not a trend
+    records = [
+        _record(1, "a.md", 4.8, {"spec": 5}, prompt_version="aaaaaaaaaaaa"),
+        _record(2, "a.md", 4.7, {"spec": 5}, prompt_version="aaaaaaaaaaaa"),
+        _record(3, "a.md", 3.7, {"spec": 4}, prompt_version="bbbbbbbbbbbb"),
+        _record(4, "a.md", 3.6, {"spec": 4}, prompt_version="bbbbbbbbbbbb"),
+    ]
+    path = _write(tmp_path, records)
+    code, out, _ = _show(path, capsys)
+    assert code == 0
+    assert "pass rates, research-loop@v1 prompt aaaaaaaaaaaa:\n  spec  2/2  100%" in out
+    assert "pass rates, research-loop@v1 prompt bbbbbbbbbbbb:\n  spec  2/2  100%" in out
+    assert (
+        "a new series starts at 12-01 10:03 #3: research-loop@v1 prompt aaaaaaaaaaaa -> "
+        "research-loop@v1 prompt bbbbbbbbbbbb"
+    ) in out
+    assert "no trend alert" in out  # 4.7 -> 3.7 -> 3.6 crosses the break; within the series it is 0.1
+
+    markdown = history_markdown(parse_history(path.read_text(encoding="utf-8"), "h"))
+    assert 'x-axis ["12-01 10:01 #1", "12-01 10:02 #2", "▶ 12-01 10:03 #3", "12-01 10:04 #4"]' in markdown
+    assert "▶ marks a new series (trends and pass rates start again there)" in markdown
+    assert "research-loop@v1 prompt bbbbbbbbbbbb" in markdown  # the current series' table
+
+
+def test_the_same_fall_within_one_series_is_an_alert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        _record(n, "a.md", mean, {"spec": 5}, prompt_version="aaaaaaaaaaaa")
+        for n, mean in enumerate((4.8, 4.7, 3.7, 3.6), 1)
+    ]
+    _, out, _ = _show(_write(tmp_path, records), capsys)
+    assert "alert: a.md: mean fell by 1.10 over the last 3 (4.70 -> 3.70 -> 3.60)" in out
+    assert "new series" not in out
+
+
+def test_records_carry_the_prompt_version_and_each_judges_criteria_order() -> None:
+    dims = (DimensionResult("j", "judge", Status.SCORED, score=5),)
+    judges = (
+        JudgeCall("command", "a", criteria_order=("j", "k")),
+        JudgeCall("command", "b", criteria_order=("k", "j")),
+    )
+    report = Report(
+        RubricRef("r", "v", "cccccccccccc"),
+        (FileResult("a.md", Verdict.PASS, mean=5.0, dimensions=dims, judges=judges),),
+    )
+    (record,) = history_records(report)
+    assert record.prompt_version == "cccccccccccc" and record.orders == (("j", "k"), ("k", "j"))
+    assert record.series == "r@v prompt cccccccccccc"
+    assert HistoryRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
+    with pytest.raises(ValueError, match="'orders' must be"):
+        HistoryRecord.from_json({**record.to_json(), "orders": "j,k"})
