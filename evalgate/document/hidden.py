@@ -41,6 +41,16 @@ _BLOCK_START = re.compile(
     r"|(?:[-*_][ \t]*){3,}$|`{3}|~{3})"
 )
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_TICK_FENCE = re.compile(r" {0,3}`{3,}[^`]*+$")  # a backtick fence's info string holds no backtick
+
+
+def _starts_block(line: str) -> bool:
+    """Whether `line` would start a block (or underline the line before) on its own; a run of three
+    backticks only when it opens a fence."""
+    found = _BLOCK_START.match(line)
+    return found is not None and (not found.group().endswith("```") or _TICK_FENCE.match(line) is not None)
+
+
 _TICKS = re.compile(r"`+")
 # One line, CommonMark's link reference definition: a label without unescaped brackets, a destination,
 # an optional title. (A title on the next line, or a label over lines, is not taken.) Every part is
@@ -210,6 +220,16 @@ def blanked(lines: tuple[str, ...], spans: tuple[HiddenSpan, ...]) -> list[str]:
                 line = " " * min(indent, end) + rest if rest else ""
             else:
                 line = line[:start] + " " * (end - start) + line[end:]
+                if (
+                    not span.block
+                    and number == span.line
+                    and _starts_block(line)
+                    and not _starts_block(lines[number - 1])
+                ):
+                    # `---<!-- x -->` and "```<!--`-->" are paragraph text in the file; blanked, they
+                    # would underline the line before as a heading or open a fence
+                    indent = len(line) - len(line.lstrip(" "))
+                    line = line[:indent] + "\\" + line[indent:]
             out[number - 1] = line if line.strip() else ""
     return out
 

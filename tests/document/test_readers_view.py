@@ -4,6 +4,7 @@ inside words are found and read as shown, and every line keeps its number."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -148,15 +149,20 @@ def test_writing_that_needs_joiners_is_no_finding() -> None:
     assert parse_document(text).disguised == ()
 
 
-def _rendered_without_comments(markdown: str) -> str:
+def _rendered_without_comments(markdown: str, *, html: bool = True) -> str:
+    """The characters a reader is shown. With `html` off every `<!--` is text: in the readers' view
+    the comments are blanked already, and a `<!--` left there is one the reader sees (re-rendering it
+    with HTML on could pair it with a later `-->` that the file's rendering had shown as text)."""
     import re
 
-    html = MarkdownIt("commonmark").render(markdown)
-    html = re.sub(r"<!--.*?-->", "", html, flags=re.S)
-    html = re.sub(r"<!--.*", "", html, flags=re.S)  # unclosed: HTML hides the rest
+    rendered = MarkdownIt("commonmark", {"html": html}).render(markdown)
+    rendered = re.sub(r"<!--.*?-->", "", rendered, flags=re.S)
+    rendered = re.sub(r"<!--.*", "", rendered, flags=re.S)  # unclosed: HTML hides the rest
     from html import unescape
 
-    return unescape("".join(re.sub(r"<br />|<[^>]+>", "", html).split()))  # the characters shown
+    # the letters and digits shown: punctuation may differ where the file's text after a comment block
+    # is raw HTML (`\\` stays a backslash there) and the view's is markdown (`\\` escapes)
+    return "".join(re.findall(r"\w", unescape(re.sub(r"<br />|<[^>]+>", "", rendered))))
 
 
 PIECES = st.sampled_from(["a", "b c", "<!--a", "a-->", "`", "``", "\\", "\n", "\n\n", "## h\n", " "])
@@ -170,4 +176,22 @@ def test_hidden_text_is_what_commonmark_renders_as_a_comment(body: str) -> None:
     text = "# T\n\n" + body + "\n"
     document = parse_document(text)
     assert len(document.lines) == len(text.splitlines())
-    assert _rendered_without_comments("\n".join(document.lines)) == _rendered_without_comments(text)
+    assert _rendered_without_comments("\n".join(document.lines), html=False) == _rendered_without_comments(
+        text
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [("---<!-- x -->", "---"), ("===<!-- x -->", "==="), ("```<!--`-->", "```")],
+)
+def test_a_blanked_comment_never_turns_paragraph_text_into_a_block(line: str, shown: str) -> None:
+    """`Key Findings` above `---<!-- x -->` is one paragraph to a reader (the comment keeps the
+    underline from being one); blanked, the line must not make a heading of it, nor open a fence."""
+    text = f"# T\n\nKey Findings\n{line}\n\n## Later\n\nText.\n"
+    document = parse_document(text)
+    assert [s.title for s in document.sections] == ["T", "Later"]
+    assert _rendered_without_comments("\n".join(document.lines), html=False) == _rendered_without_comments(
+        text
+    )
+    assert shown in MarkdownIt("commonmark").render(text)
