@@ -246,6 +246,9 @@ _PLACEHOLDER_KEYS = _template(None).placeholder_keys  # the defaults' (phrase, l
 _EMPTY_LINE = re.compile(r"^\s*+(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
 _EMPTY_MAP_ROW = re.compile(r"^\s*+\|(?:\s*+(?:high\s*+/\s*+medium\s*+/\s*+low\s*+)?\|)++\s*$", re.I)
 _SKILL_PREFIX = re.compile(r"^section (?=\d)")
+# What may stand before a template sentence on its line (white space collapsed): quote and list
+# markers, a task box, emphasis; each part once, so the match is linear.
+_LINE_MARKUP = re.compile(r"(?:> ?)*(?:(?:[-*+]|\d{1,9}[.)]) )?(?:\[[ x]\] )?[*_`]*")
 _Keyed = dict[str, list[Section]]  # the document's sections by key, each list in document order
 
 
@@ -343,10 +346,8 @@ def _placeholder_problem(
     own = document.lines[section.line : document.own_end(section)]  # its lines after the heading
     joined = " ".join(" ".join(own).split()).lower() if phrases else ""
     for phrase, key in phrases:
-        if key in joined:
-            lines = enumerate(own, start=section.line + 1)
-            line = next((n for n, text in lines if phrase[:30].lower() in text.lower()), section.line)
-            return line, f"still holds the template's placeholder text {phrase!r}"
+        if key in joined and (line := _left_at(own, key)) is not None:
+            return section.line + 1 + line, f"still holds the template's placeholder text {phrase!r}"
     if "|" in "".join(own):  # only a table row can match; most sections have none
         for n, text in enumerate(own, start=section.line + 1):
             if "|" in text and _EMPTY_MAP_ROW.match(text):
@@ -357,6 +358,26 @@ def _placeholder_problem(
     whole = range(section.line + 1, section.end_line + 1)
     if all(_EMPTY_LINE.match(document.lines[n - 1]) or n in heading_lines for n in whole):
         return section.line, "is empty (only template markers such as a lone '-')"
+    return None
+
+
+def _left_at(own: list[str] | tuple[str, ...], key: str) -> int | None:
+    """The index of the line of `own` whose text begins with the template sentence `key` (lowered,
+    white space collapsed; reflowed over the lines after it), only markup before it (list marker,
+    box, emphasis, `>`), as the template puts it; else None. The words inside the author's own line
+    ("- §3 Reasoning: facts, inferences, and assumptions explicitly separated. ✓") are no template
+    text left in."""
+    bare = key.lstrip("*_`")
+    for index, text in enumerate(own):
+        words = " ".join(text.split()).lower()
+        rest = _LINE_MARKUP.sub("", words, count=1)  # it matches at 0, if only the empty string
+        if not rest:
+            continue
+        following = index + 1
+        while len(rest) < len(bare) and following < len(own) and bare.startswith(rest):
+            rest, following = f"{rest} {' '.join(own[following].split()).lower()}".strip(), following + 1
+        if rest.startswith(bare):
+            return index
     return None
 
 

@@ -70,6 +70,39 @@ def test_template_text_lowers_the_score(old: str, new: str, where: str) -> None:
     assert [f.line for f in outcome.findings] == [line_of(text, where)]
 
 
+REVIEW_STEP = "- [fact; source: https://example.org/ref/2] Step 7 notes on the investigation."
+
+
+@pytest.mark.parametrize(
+    "review",
+    [
+        # an author's own review checklist, in words the template also uses for §3
+        "- §3 Reasoning: facts, inferences, and assumptions explicitly separated. ✓",
+        "Checked that facts, inferences, and assumptions explicitly separated. hold throughout.",
+        '- The template\'s line "Final pass: every section justified, all threads synthesised" was met.',
+    ],
+)
+def test_template_words_inside_the_authors_own_line_are_no_placeholder(review: str) -> None:
+    text = research_item().replace(REVIEW_STEP, REVIEW_STEP + "\n" + review)
+    assert (run(text).score, run(text).findings) == (5, ())
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "Final pass: every section justified, all threads synthesised, every claim sourced.",
+        "- **Final pass: every section justified,\n  all threads synthesised**, every claim sourced.",
+        "> Final pass: every section justified, all threads synthesised.",
+        "1. [ ] *Final pass: every section justified, all threads synthesised.*",
+    ],
+)
+def test_template_sentence_left_at_a_lines_start_is_reported_there(kept: str) -> None:
+    text = research_item().replace(REVIEW_STEP, kept + "\n\n" + REVIEW_STEP)
+    (finding,) = run(text).findings
+    assert finding.line == line_of(text, "Final pass")
+    assert "§7 Recursive Review still holds the template's placeholder text" in finding.message
+
+
 def test_template_evidence_row_and_title() -> None:
     text = research_item().replace("|---|---|---|---|", "|---|---|---|---|\n| | | high / medium / low | |")
     outcome = run(text)
