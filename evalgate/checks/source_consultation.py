@@ -8,7 +8,8 @@ lists sources as `- [ ]` boxes, ticked when consulted. So, for each entry of Sou
 subsections included):
 
 - it is consulted when its box is ticked (`[x]`) or when the body (Research Skill Output and
-  Findings) cites it, addresses compared as `source_citations` says;
+  Findings) cites it, addresses compared as `source_citations` says, or by the `Author (Year)`
+  label its display name gives (`source_names`: "Smith et al. (2024) found ...");
 - an entry not consulted is allowed when the document says why: its text holds a `reasons` phrase
   ("checked, but ... was not used", "returned 403 in this session", ...), it sits under a heading or
   label line holding a `not_consulted_labels` phrase ("Identified but not consulted:"), the body
@@ -41,6 +42,7 @@ from evalgate.checks.source_citations import (
     top_section,
     url_key,
 )
+from evalgate.checks.source_names import AuthorYear, mentions, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -76,7 +78,9 @@ class _Entry:
     explained_in_body: bool
 
 
-def _entries(document: Document, body: Body, notes: Phrases) -> list[_Entry]:
+def _entries(
+    document: Document, body: Body, notes: Phrases, not_consulted: tuple[Phrases, ...]
+) -> list[_Entry]:
     """The Sources entries that name a source, with their keys, their label and where the body
     first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
     and an item that only heads a nested list (`- Related prior research:`).
@@ -88,6 +92,7 @@ def _entries(document: Document, body: Body, notes: Phrases) -> list[_Entry]:
     section = document.sources_section
     previous_end = section.line if section is not None else 0
     label: str | None = None
+    names = unique_labels(document.sources)  # `Author (Year)` labels, by entry line
     for source in document.sources:
         for number in range(previous_end + 1, source.line):
             line = document.lines[number - 1]
@@ -111,10 +116,30 @@ def _entries(document: Document, body: Body, notes: Phrases) -> list[_Entry]:
         explained = any(body.lists_unticked(u) for u in normalised)
         if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
+        if not cited and not explained and source.line in names:
+            cited, explained = _cited_by_name(body, names[source.line], not_consulted)
         out.append(
             _Entry(source, frozenset(urls | identifiers), label, min(cited) if cited else None, explained)
         )
     return out
+
+
+def _cited_by_name(
+    body: Body, name: AuthorYear, not_consulted: tuple[Phrases, ...]
+) -> tuple[list[int], bool]:
+    """(lines citing it, explained) for an entry the body names by its `Author (Year)` label
+    only: the first line that names it is a citation, unless every sentence that does says in the
+    words of `not_consulted` (access notes, not-consulted labels) that it was not consulted
+    ("Smith et al. (2024) was not accessed"); a body `[ ]` item naming it records it as not
+    consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
+    Smith (1997)." cites it.)"""
+    lines = mentions(name, body.raw, body.numbers)
+    used = [number for number, text in lines if not any(p.search(text) for p in not_consulted)]
+    if used:
+        return used[:1], False
+    unticked = body.unticked
+    listed = bool(unticked) and bool(mentions(name, unticked, [0] * (unticked.count("\n") + 1), True))
+    return [], bool(lines) or listed
 
 
 def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
@@ -162,7 +187,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     )
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
-    entries = _entries(document, body, notes)
+    entries = _entries(document, body, notes, (notes, labels))
     if not entries:
         return CheckOutcome(1, (Finding(section.line, "the Sources section lists no sources"),))
     findings: list[Finding] = []
@@ -176,7 +201,9 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
             # the body names its URL (often only as what another source links to): no notice
             said = not source.checked and (listed_unconsulted or reasons.search(_text_without_urls(source)))
             findings.extend(_notices(entry, listed_unconsulted, name, said))
-            if not entry.keys:  # consulted, say the box, but nothing to check it by
+            # consulted, say the box or the body, but nothing to check it by (an unticked entry
+            # that says why it was not consulted, named by the body, keeps its own account)
+            if not entry.keys and not said:
                 unexplained += 1
                 findings.append(
                     Finding(source.line, f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}")

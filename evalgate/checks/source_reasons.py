@@ -22,6 +22,8 @@ NOT_CONSULTED_LABELS = (
     "not used",
     "unused",
     "not accessed",
+    "not directly accessed",
+    "not obtained",
     "not accessible",
     "inaccessible",
     "not available",

@@ -157,7 +157,7 @@ PACKS = {
                                               required=True)))),
     ),
     'research-loop': (
-        'a203cb00313b2f00f723088bbe7d79625a0ca4ec487515274fe8a7b41556b1dc',
+        '6b3211f1d0376fc1e951aad2ef8a0bb37e136599cfa44c58fd776a2bb82ca64f',
         Rubric(id='research-loop',
                title='Research loop item quality',
                description='A completed research item answers one question with labelled, sourced claims. '
@@ -512,6 +512,8 @@ PACKS = {
                                                                               'not used',
                                                                               'unused',
                                                                               'not accessed',
+                                                                              'not directly accessed',
+                                                                              'not obtained',
                                                                               'not accessible',
                                                                               'inaccessible',
                                                                               'not available',
@@ -604,6 +606,9 @@ PACKS = {
                                                                                            'not used',
                                                                                            'unused',
                                                                                            'not accessed',
+                                                                                           'not directly '
+                                                                                           'accessed',
+                                                                                           'not obtained',
                                                                                            'not accessible',
                                                                                            'inaccessible',
                                                                                            'not available',

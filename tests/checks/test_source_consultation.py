@@ -200,6 +200,98 @@ def test_a_source_the_body_lists_as_not_consulted_is_allowed() -> None:
     assert (run(text).score, run(text).findings) == (5, ())
 
 
+RIVERA = f"- [ ] [Rivera et al. (2019) Release Trains at Scale]({C}) — the original survey"
+
+
+@pytest.mark.parametrize(
+    "cite",
+    [
+        "Rivera et al. (2019) found that release trains shorten the wait.",
+        "Release trains shorten the wait (Rivera et al., 2019).",
+        "Okafor and Rivera, 2019, report shorter waits.",
+        "Rivera's 2019 survey reports shorter waits.",
+    ],
+)
+def test_a_source_the_body_cites_by_its_author_and_year_is_consulted(cite: str) -> None:
+    """The template's display names feed `Author (Year)` citation labels; a body line citing by the
+    label cites that entry even with no URL beside it."""
+    text = item(f"- [x] [Alpha guide]({A})\n{RIVERA}", skill=f"Cited: {A}\n\n- [fact] {cite}")
+    outcome = run(text)
+    assert (outcome.score, scored(outcome)) == (5, [])
+    [notice] = notices(outcome)
+    assert notice.line == line_of(text, "[Rivera et al.")
+    assert notice.message.startswith(
+        f"the box is unticked, but the source is cited on line {line_of(text, cite)}"
+    )
+
+
+def test_an_unticked_entry_that_says_why_keeps_its_account_when_the_body_names_it() -> None:
+    """It has no URL, but it says it was read only through others: named by the body, it is still
+    the unconsulted source it says it is (no 'no URL' finding, no notice)."""
+    entry = "- [ ] Rivera, M. (2019). Release Trains at Scale. *Queue*, 4. — via secondary synthesis only"
+    text = item(f"- [x] [Alpha guide]({A})\n{entry}", skill=f"{A}\n\n- The train model (Rivera 2019) ...")
+    assert (run(text).score, run(text).findings) == (5, ())
+    plain = text.replace(" — via secondary synthesis only", "")
+    cited_at = line_of(plain, "The train model")
+    assert [f.message.split(" (")[0] for f in run(plain).findings] == [
+        f"the box is unticked, but the source is cited on line {cited_at}: Rivera, M.",
+        "source has no URL, DOI or arXiv identifier",
+    ]
+
+
+def test_a_name_with_a_particle_and_initials_gives_its_label() -> None:
+    entry = f"- [ ] [**van Damme, A. (2001) — Goal Trees: A Guided Tour.** A survey.]({C})"
+    text = item(
+        f"- [x] [Alpha guide]({A})\n{entry}",
+        skill=f"{A}\n\n- Van Damme's goal-tree survey (RE 2001) lists ...",
+    )
+    assert scored(run(text)) == [] and len(notices(run(text))) == 1
+
+
+def test_not_consulted_words_count_only_in_the_sentence_that_names_it() -> None:
+    cite = "- [fact] Trains help when a release window is unavailable. Source: Rivera et al. (2019)."
+    text = item(f"- [x] [Alpha guide]({A})\n{RIVERA}", skill=f"Cited: {A}\n\n{cite}")
+    assert scored(run(text)) == [] and len(notices(run(text))) == 1  # cited, box unticked
+
+
+@pytest.mark.parametrize(
+    "cite",
+    [
+        "Rivera et al. (2021) found that release trains shorten the wait.",  # another year
+        "Rivera (2018; 2019) found ...",  # the first year after the name is another
+        "Riveras 2019 found ...",  # another word
+        "Rivera et al. found shorter waits; in an unrelated 2019 report a team of reviewers found more.",
+    ],
+)
+def test_another_author_or_year_is_no_citation(cite: str) -> None:
+    text = item(f"- [x] [Alpha guide]({A})\n{RIVERA}", skill=f"Cited: {A}\n\n- [fact] {cite}")
+    [finding] = scored(run(text))
+    assert finding.message.startswith("source not shown consulted")
+
+
+def test_a_label_two_entries_share_names_neither() -> None:
+    twin = "- [ ] [Rivera et al. (2019) Release Trains in Practice](https://delta.example.org/x)"
+    text = item(
+        f"- [x] [Alpha guide]({A})\n{RIVERA}\n{twin}", skill=f"Cited: {A}\n\n- Rivera et al. (2019) found it."
+    )
+    assert len(scored(run(text))) == 2
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "- **Rivera et al. (2019) not accessed:** the survey may hold regional data.",
+        "- [ ] Rivera et al. (2019) Release Trains at Scale, seeded survey page.",
+        "- Access note: Rivera et al. (2019) returned 403 in this session.",
+        "- The Rivera et al. (2019) survey was listed but was not directly accessed; see Okafor.",
+        "- Access to Rivera et al. (2019) and to Okafor et al. (2020) was not obtained.",
+    ],
+)
+def test_a_body_line_that_names_it_as_not_consulted_explains_it(record: str) -> None:
+    text = item(f"- [x] [Alpha guide]({A})\n{RIVERA}", skill=f"Cited: {A}\n\n{record}")
+    assert (run(text).score, run(text).findings) == (5, ())
+
+
 def test_the_same_work_consulted_through_another_copy_is_allowed() -> None:
     text = item(
         f"- [ ] [Rivera and Okafor (2019) Release Trains at Scale]({A})\n"
@@ -356,7 +448,10 @@ def test_a_doi_written_in_the_body_cites_the_entry_that_states_it() -> None:
         item(sources, skill="[fact; source: Mbeki 2021, DOI: 10.5555/qr.2021.14] Review queues grow.")
     )
     assert cited.score == 5 and scored(cited) == [] and len(notices(cited)) == 1  # cited, box unticked
-    assert len(scored(run(item(sources, skill="[fact; source: Mbeki 2021] Review queues grow.")))) == 1
+    uncited = "[fact; source: a 2021 queueing study] Review queues grow."
+    assert len(scored(run(item(sources, skill=uncited)))) == 1
+    # "Mbeki 2021" is the entry's `Author (Year)` label: a citation by name
+    assert scored(run(item(sources, skill="[fact; source: Mbeki 2021] Review queues grow."))) == []
 
 
 def test_an_arxiv_paper_is_one_source_as_abstract_pdf_html_or_identifier() -> None:
@@ -454,3 +549,26 @@ def test_a_link_to_the_item_itself_is_not_a_source() -> None:
     assert source_consultation.check(document).findings == ()
     other = parse_document(text, path="items/2026-01-03-another-item.md")
     assert len(source_consultation.check(other).findings) == 2
+
+
+@pytest.mark.parametrize(
+    ("entry", "label"),
+    [
+        ("[Rivera et al. (2019) Release Trains at Scale](https://x.example/1)", ("Rivera", "2019")),
+        ("[Rivera & Okafor (2019a) Release Trains](https://x.example/1)", ("Rivera", "2019")),
+        ("[**Okafor, B. T., & Rivera, M. (2020) — Queues.**](https://x.example/1)", ("Okafor", "2020")),
+        ("[Mbeki Tshabalala et al. (2021) Review queues](https://x.example/1)", ("Mbeki Tshabalala", "2021")),
+        ("[de la Cruz (2018) Trains](https://x.example/1)", ("de la Cruz", "2018")),
+        ("[Harbour Institute (2024) Annual review](https://x.example/1)", ("Harbour Institute", "2024")),
+        ("[Rivera and Okafor — release trains paper (1997)](https://x.example/1)", ("Rivera", "1997")),
+        ("[The State of Release Trains (2024)](https://x.example/1)", None),  # a title, no author
+        ("[Release Trains at Scale](https://x.example/1)", None),  # no year
+        ("[Rivera et al. 2019 Release Trains](https://x.example/1)", None),  # no (YYYY)
+    ],
+)
+def test_an_entrys_author_and_year_label(entry: str, label: tuple[str, str] | None) -> None:
+    from evalgate.checks.source_names import author_year
+    from evalgate.document import SourceEntry
+
+    found = author_year(SourceEntry(1, False, entry, ("https://x.example/1",)))
+    assert (None if found is None else (found.author, found.year)) == label
