@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks import section_presence
+from evalgate.checks import section_placeholders, section_presence
 from evalgate.document import parse_document
 from evalgate.rubrics.params import SectionPresenceParams
 from tests.checks.harmless import HARMLESS
@@ -122,15 +122,15 @@ def _reference_phrases(text: str) -> set[str]:
 def phrases_in(request, monkeypatch):
     """`_phrases_in` both ways a process looks for phrases: directly (its first documents) and through
     the compiled searches (every document after those)."""
-    monkeypatch.setattr(section_presence._Searches, "DIRECT", 10**9 if request.param == "direct" else 0)
+    monkeypatch.setattr(section_placeholders.Searches, "DIRECT", 10**9 if request.param == "direct" else 0)
     section_presence._template.cache_clear()
     yield lambda document: {p for p, _ in section_presence._phrases_in(document)}
     section_presence._template.cache_clear()
 
 
 def test_the_searches_are_compiled_after_the_first_documents(monkeypatch) -> None:
-    monkeypatch.setattr(section_presence._Searches, "DIRECT", 3)
-    searches = section_presence._Searches(section_presence._template(None).placeholder_keys)
+    monkeypatch.setattr(section_placeholders.Searches, "DIRECT", 3)
+    searches = section_placeholders.Searches(section_presence._template(None).placeholder_keys)
     assert [searches.get() is None for _ in range(5)] == [True, True, True, False, False]
     assert searches.get() is searches.get()  # compiled once
 
@@ -139,7 +139,7 @@ def test_the_searches_are_compiled_after_the_first_documents(monkeypatch) -> Non
 _GAPS = ("\n", "\t ", "\u00a0", "\u2009", "\u3000", "\n\n  ")
 
 
-@pytest.mark.parametrize("phrase", section_presence.PLACEHOLDER_PHRASES)
+@pytest.mark.parametrize("phrase", section_placeholders.PLACEHOLDER_PHRASES)
 def test_every_phrase_is_found_reflowed_in_any_case(phrase: str, phrases_in) -> None:
     for n, gap in enumerate(_GAPS):
         words = phrase.split(" ")
@@ -169,23 +169,23 @@ def test_near_misses_are_not_phrases(phrases_in) -> None:
 
 def test_every_phrase_is_found_when_all_are_there(phrases_in) -> None:
     # The search stops at its first match: whichever phrase it meets, every phrase is then looked for.
-    text = "## Context\n\n" + "\n".join(reversed(section_presence.PLACEHOLDER_PHRASES)) + "\n"
-    assert phrases_in(parse_document(text)) == set(section_presence.PLACEHOLDER_PHRASES)
+    text = "## Context\n\n" + "\n".join(reversed(section_placeholders.PLACEHOLDER_PHRASES)) + "\n"
+    assert phrases_in(parse_document(text)) == set(section_placeholders.PLACEHOLDER_PHRASES)
 
 
 def test_a_near_miss_of_the_search_is_no_phrase(phrases_in) -> None:
     # `eqplicit` folds as `explicit` does (both rare characters become NUL): the search matches, and
     # the exact look finds no phrase.
     text = "## Context\n\nFacts, inferences, and assumptions eqplicitly separated.\n"
-    search = section_presence._phrase_search(section_presence._PLACEHOLDER_KEYS)
+    search = section_placeholders.phrase_search(section_presence._PLACEHOLDER_KEYS)
     assert search is not None and search.pattern.search(text.lower().encode().translate(search.table))
     assert phrases_in(parse_document(text)) == set()
 
 
 def test_custom_phrases_without_an_ascii_character_are_looked_through_directly(monkeypatch) -> None:
     params = SectionPresenceParams(placeholders=("Заполните раздел", "Fill in: the section"))
-    assert section_presence._phrase_search(section_presence._template(params).placeholder_keys) is None
-    monkeypatch.setattr(section_presence._Searches, "DIRECT", 0)
+    assert section_placeholders.phrase_search(section_presence._template(params).placeholder_keys) is None
+    monkeypatch.setattr(section_placeholders.Searches, "DIRECT", 0)
     section_presence._template.cache_clear()
     try:
         text = "## Context\n\nЗАПОЛНИТЕ\n раздел, and fill in:  the SECTION\n"
@@ -196,10 +196,10 @@ def test_custom_phrases_without_an_ascii_character_are_looked_through_directly(m
 
 
 def test_custom_phrases_without_a_rare_character_are_found(phrases_in) -> None:
-    # no character of `_RARE_FIRST`: the search starts from the first ASCII character
+    # no character of `section_placeholders._RARE_FIRST`: the search starts from the first ASCII character
     params = SectionPresenceParams(placeholders=("Noch mehr Sinn",))
     keys = section_presence._template(params).placeholder_keys
-    search = section_presence._phrase_search(keys)
+    search = section_placeholders.phrase_search(keys)
     assert search is not None and search.table[ord("n")] == search.table[ord("N")] == 0
     text = "## Context\n\nUnd NOCH\u00a0mehr  SINN.\n"
     assert [
@@ -255,7 +255,7 @@ def test_the_merged_alternation_matches_where_the_flat_one_does(
     """The phrase search's branches merged into a trie of their literals match at the same places as
     the branches side by side (which branch matches may differ; the search asks only whether one does)."""
     data = b"".join(text)
-    merged = re.compile(b"\x00" + section_presence._alternation(branches))
+    merged = re.compile(b"\x00" + section_placeholders.alternation(branches))
     flat = re.compile(b"\x00(?:" + b"|".join(re.escape(literal) + tail for literal, tail in branches) + b")")
     assert [merged.match(data, i) is not None for i in range(len(data))] == [
         flat.match(data, i) is not None for i in range(len(data))
