@@ -15,6 +15,7 @@ rubric spells out.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -122,6 +123,8 @@ _PLACEHOLDER_KEYS = _template(None).placeholder_keys  # the defaults' (phrase, l
 _EMPTY_LINE = re.compile(r"^\s*+(?:[-*+]|\d+[.)]|-{3,}|\*\(.*\)\*|_\(.*\)_)?\s*$")
 _EMPTY_MAP_ROW = re.compile(r"^\s*+\|(?:\s*+(?:high\s*+/\s*+medium\s*+/\s*+low\s*+)?\|)++\s*$", re.I)
 _SKILL_PREFIX = re.compile(r"^section (?=\d)")
+_TITLE_WORD = re.compile(r"[a-z0-9]+")  # a word of a title, as normalise_title reads it
+_QUALIFIER = re.compile(r"\s*[-—–:(|]")
 _Keyed = dict[str, list[Section]]  # the document's sections by key, each list in document order
 
 
@@ -180,6 +183,8 @@ def _find(keyed: _Keyed, required: RequiredSection, parent: Section | None = Non
     Findings is not Findings' Analysis when Findings has its own). `keyed` holds every section under
     its key (a `Section 6` prefix removed), in document order."""
     candidates = [section for key in required.keys for section in keyed.get(key, ())]
+    if not candidates:
+        candidates = _qualified(keyed, required)
     if len(required.keys) > 1:
         candidates.sort(key=lambda section: section.line)  # one heading per line: document order
     if parent is not None:
@@ -187,6 +192,25 @@ def _find(keyed: _Keyed, required: RequiredSection, parent: Section | None = Non
             if parent.line < section.line <= parent.end_line:
                 return section
     return candidates[0] if candidates else None
+
+
+def _qualified(keyed: _Keyed, required: RequiredSection) -> list[Section]:
+    """Headings that give a required title and then a qualifier after a dash, colon, parenthesis
+    or bar (`### Open Questions — Ranked by Priority`, `## Sources (starting points)`), in document
+    order: asked only when no heading is the title itself."""
+    found = []
+    for key, sections in keyed.items():
+        for title in required.keys:
+            if key.startswith(title + " "):
+                words = len(title.split())
+                found += [s for s in sections if _QUALIFIER.match(_after_words(s.title, words))]
+    return sorted(found, key=lambda section: section.line)
+
+
+def _after_words(title: str, words: int) -> str:
+    """The title after its first `words` words (as normalise_title counts them)."""
+    matches = list(itertools.islice(_TITLE_WORD.finditer(title.lower()), words))
+    return title[matches[-1].end() :] if len(matches) == words else ""
 
 
 def _anchor_line(

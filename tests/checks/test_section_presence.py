@@ -29,6 +29,11 @@ def test_harmless_edits_keep_the_score(edit) -> None:
         lambda t: t.replace("## Output", "### Output"),
         lambda t: t.replace("### §6 Synthesis", "### Section 6 Synthesis"),
         lambda t: t.replace("Risks, Gaps, and Uncertainties", "Risks, gaps and uncertainties"),
+        # a required title with a qualifier after a dash, colon or parenthesis
+        lambda t: t.replace("### Open Questions", "### Open Questions — Ranked by Priority"),
+        lambda t: t.replace("## Sources", "## Sources (starting points)"),
+        lambda t: t.replace("### Analysis", "### Analysis: how the trade-offs were weighed"),
+        lambda t: t.replace("### §3 Reasoning", "### §3 Reasoning - facts and inferences"),
     ],
 )
 def test_corpus_variations_are_tolerated(variant) -> None:
@@ -43,6 +48,15 @@ def test_deleting_a_section_lowers_the_score(dropped: str, expected: int) -> Non
     outcome = run(research_item(drop_section=dropped))
     assert outcome.score == expected
     assert any(dropped in f.message and "missing" in f.message for f in outcome.findings)
+
+
+@pytest.mark.parametrize(
+    "heading", ["### Open Questionnaire", "### Open Questions Deferred", "### Questions"]
+)
+def test_a_title_that_only_starts_like_a_required_one_is_not_it(heading: str) -> None:
+    text = research_item().replace("### Open Questions", heading)
+    (finding,) = run(text).findings
+    assert finding.message == "missing required section ### Open Questions"
 
 
 def test_missing_section_is_reported_where_it_belongs() -> None:
