@@ -41,3 +41,12 @@ def test_the_word_list_is_data_that_overlaps_nothing_else() -> None:
     assert all(w.isupper() and w.isalpha() for w in words)
     assert not words & table.not_acronyms  # an unconditional word belongs in one list only
     assert not words & (set(table.required) | set(table.checked) | set(common_expansions()))
+
+
+def test_size_labels_in_a_models_name_are_not_acronyms() -> None:
+    """`GPT-2 XL`, a `T5-XXL` checkpoint: sizes, as `GB` or `MHz` are units (not_acronyms)."""
+    text = (
+        "Causal tracing on the XL variant of a 1.5B-parameter GPT-2 XL model, the T5-XXL checkpoint "
+        "and an XS board; the CNN baseline trails.\n"
+    )
+    assert _acronyms(text) == ["CNN", "GPT"]
