@@ -7,7 +7,8 @@ compare addresses the same way:
 
 - a URL is compared lower-cased, without its scheme, leading `www.`, `#fragment` and trailing `/`,
   with its %-escapes decoded and tracking parameters (`utm_*`, `si`, ...) dropped
-  (`http://www.X.org/a%20b/?utm_source=x` is `https://x.org/a b`);
+  (`http://www.X.org/a%20b/?utm_source=x` is `https://x.org/a b`), and a repository's raw file
+  (`raw.githubusercontent.com/o/r/main/a.md`) as the file on GitHub (`github.com/o/r/blob/main/a.md`);
 - a DOI names its work wherever it is written: `doi:10.1145/3442188.3445922`, the doi.org link and a
   publisher's landing page or PDF whose address holds the DOI all share the key `doi:10.1145/...`;
 - an arXiv identifier likewise: `arXiv:2310.06770`, `arxiv.org/abs/2310.06770v2` and
@@ -59,6 +60,9 @@ _TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
 _UNTICKED_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*|__)?\[ \]")
 
 
+_RAW_GITHUB = "raw.githubusercontent.com/"
+
+
 def normalise_url(url: str) -> str:
     """A URL reduced to what identifies the page, for matching citations: lower case, no scheme,
     leading `www.`, `#fragment` or trailing `/`."""
@@ -82,6 +86,10 @@ def url_key(url: str) -> str:
         address, query = key.split("?", 1)
         kept = [p for p in query.split("&") if p and not _TRACKING.match(p)]
         key = address + ("?" + "&".join(kept) if kept else "")
+    if key.startswith(_RAW_GITHUB) and key.count("/") >= 3:
+        # a repository's file as raw text is the file GitHub shows: under the repository's address
+        owner, repository, rest = key[len(_RAW_GITHUB) :].split("/", 2)
+        key = f"github.com/{owner}/{repository}/blob/{rest}"
     return key.rstrip("/")
 
 

@@ -29,6 +29,9 @@ def test_url_keys() -> None:
     assert url_key("https://x.org/p?id=4&utm_source=feed&utm_medium=rss") == "x.org/p?id=4"
     assert url_key("https://x.org/p?id=4") != url_key("https://x.org/p?id=5")
     assert url_key("https://x.org/page") != url_key("https://x.org/page/child")
+    raw = "https://raw.githubusercontent.com/Owner/Repo/main/docs/a.md"
+    assert url_key(raw) == url_key("https://github.com/owner/repo/blob/main/docs/a.md")
+    assert url_key("https://raw.githubusercontent.com/owner") == "raw.githubusercontent.com/owner"
 
 
 def test_identifier_keys() -> None:

@@ -496,6 +496,16 @@ def test_a_page_under_a_listed_address_is_that_sources() -> None:
     ]
 
 
+def test_a_repositorys_raw_file_is_that_repositorys() -> None:
+    """`raw.githubusercontent.com/OWNER/REPO/REF/PATH` is the file `github.com/OWNER/REPO/blob/REF/PATH`:
+    under a listed repository, it is that source's."""
+    repo = "https://github.com/rivera/release-trains"
+    raw = "https://raw.githubusercontent.com/rivera/release-trains/main/docs/cli.md"
+    other = "https://raw.githubusercontent.com/okafor/queues/main/README.md"
+    text = item(f"- [x] [rivera/release-trains]({repo})", skill=f"Source: `{raw}`. See also {other}.")
+    assert [f.message.split(" ")[0] for f in scored(run(text))] == [other]
+
+
 def test_rule_2d1_reads_both_research_skill_output_and_findings() -> None:
     text = item(f"- [x] [Alpha guide]({A})", skill=A, findings=f"1. Z. (high confidence; source: {B})")
     [finding] = run(text).findings
