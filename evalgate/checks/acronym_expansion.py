@@ -155,6 +155,8 @@ def find_problems(
         at = m.start()
         if abbr in settled and paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
             continue
+        if len(abbr) == 2 and m.group("suffix") is not None and m.group("suffix")[1:].isdigit():
+            continue  # AC-2, IR-4, SM-2: a catalogue's control or a named algorithm, a label as KF3 is
         if abbr not in judged:
             if no_acronym(abbr, text, table):
                 not_acronym.add(abbr)

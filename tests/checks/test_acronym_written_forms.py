@@ -260,10 +260,20 @@ def test_an_acronym_run_together_with_its_version_is_that_acronym_where_it_stand
         "Hard rules: BS11 and BS2A apply; BS2B was replaced.\n",  # numbered labels
         "Entries LLM01 to LLM09 and LLM10 are listed.\n",  # a catalogue: LLM10 beside LLM09
         "See PMC8103230 for the paper.\n",
+        # a catalogue's controls and an algorithm named by two capitals and a number
+        "The baseline maps to controls Account Review (QZ-2), QZ-17 and Incident Handling (RV-4).\n",
+        "Cards are scheduled by the SM-2 algorithm.\n",
     ],
 )
 def test_numbered_labels_are_not_acronyms(text: str) -> None:
     assert problems(text) == {}
+
+
+def test_two_capitals_with_a_number_are_a_label_only_there() -> None:
+    """QZ-2 is a label; QZ alone is still an acronym, used first where it stands alone."""
+    found = problems("Control QZ-2 applies.\n\nThe QZ team reviews it.\n")
+    assert list(found) == ["QZ"] and found["QZ"].line == 3
+    assert "GPT" in problems("A GPT-4 model answers.\n")  # three capitals and a version: a use
 
 
 def test_a_list_or_table_that_an_audit_line_introduces_is_an_audit_note() -> None:
