@@ -54,6 +54,8 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 # that `re` searches for, instead of being tried at every character (6x faster over the corpus).
 _CODE_SPAN = re.compile(r"`(`*)(?!`).*?(?<!`)`\1(?!`)")
 _LONE_URL = re.compile(r"(?:https?://|www\.)\S+", re.I)
+# credentials before the host (`//user@host`; not medium.com/@author) or placeholders: a URL's form
+_URL_FORM = re.compile(r"^[^/]*//[^/@]*@|[{}<>]")
 _TRIM = ".,;:!?*_"  # what urls_in trims from a URL's end (punctuation after it, emphasis)
 _TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
 # The start of a line that starts a list item with an unticked box, `- [ ] ...` or `- **[ ]** ...`.
@@ -174,9 +176,11 @@ def _without_unticked_items(text: str) -> tuple[str, list[str]]:
 
 def _code_span(match: re.Match[str]) -> str:
     """A code span that holds one URL and nothing else is a citation written as code (`Sources:
-    \\`https://...\\``, common in the corpus); any other is code (a command, an endpoint template)."""
+    \\`https://...\\``, common in the corpus); any other is code (a command, an endpoint template),
+    and so is a lone URL with credentials or placeholders in it (`https://TOKEN@github.com/`,
+    `https://github.com/{owner}/{repo}.wiki.git`): a form to type, not a source."""
     inner = match.group(0).strip("`").strip()
-    return inner if _LONE_URL.fullmatch(inner) else " "
+    return inner if _LONE_URL.fullmatch(inner) and _URL_FORM.search(inner) is None else " "
 
 
 # findings.URL over lower-cased UTF-8 bytes, split at its alternation so that each part starts with

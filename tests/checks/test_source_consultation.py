@@ -519,6 +519,24 @@ def test_code_is_not_a_citation_but_a_lone_url_in_a_code_span_is() -> None:
     assert finding.message.startswith(C) and finding.line == line_of(text, "Sources: `")
 
 
+@pytest.mark.parametrize(
+    "template",
+    [
+        "https://TOKEN@git.example.org/",
+        "https://user:secret@git.example.org/a.git",
+        "https://git.example.org/{owner}/{repo}.wiki.git",
+        "https://git.example.org/<org>/<repo>",
+    ],
+)
+def test_a_url_template_in_a_code_span_is_code_not_a_citation(template: str) -> None:
+    """A span holding a URL with credentials or placeholders shows a form to type, not a source."""
+    skill = f"Cited: {A}\n\nClone with `{template}` when the proxy allows it."
+    assert run(item(f"- [x] [Alpha guide]({A})", skill=skill)).findings == ()
+    handle = "https://blog.example.org/@rivera/release-trains"  # a handle in the path is an address
+    [finding] = run(item(f"- [x] [Alpha guide]({A})", skill=f"{A}\n\nSource: `{handle}`")).findings
+    assert finding.message.startswith(handle)
+
+
 def test_a_cited_url_listed_under_related_says_so() -> None:
     companion = "https://research.example.org/items/2026-01-02-prior.html"
     text = item(
