@@ -33,7 +33,7 @@ from urllib.parse import unquote
 
 from evalgate.document import Document, Section
 from evalgate.document.asciifold import ascii_lowered
-from evalgate.document.findings import URL
+from evalgate.document.findings import URL, urls_in
 
 # A DOI: `10.` then a registrant code and a suffix; the suffix ends at white space or at what ends
 # a markdown link or a sentence (trailing punctuation is trimmed after the match).
@@ -148,6 +148,26 @@ def top_section(document: Document, key: str) -> Section | None:
     `### Findings` inside another section."""
     matches = [s for s in document.sections if s.key == key]
     return min(matches, key=lambda s: (s.level, s.line)) if matches else None
+
+
+def cited_elsewhere(document: Document) -> dict[str, int]:
+    """The keys (`url_key`, DOI and arXiv identifiers) of the URLs cited in `## Context` (whose
+    factual claims the template asks to be sourced) and `## Output` (its links to the most
+    important sources), code left out, each at its first line: a source cited there was consulted
+    too, though rule 2d1 reads only the body. (The Research Question, Scope and Approach name what
+    is to be read: a plan, not a citation.)"""
+    found: dict[str, int] = {}
+    code = document.code_blocks
+    for section in (top_section(document, "context"), top_section(document, "output")):
+        if section is None:
+            continue
+        for number in range(section.line + 1, section.end_line + 1):
+            line = document.lines[number - 1]
+            if ("http" in line or "www." in line) and not any(a <= number <= b for a, b in code):
+                for url in urls_in(line):
+                    for key in source_keys(url):
+                        found.setdefault(key, number)
+    return found
 
 
 def _without_unticked_items(text: str) -> tuple[str, list[str]]:

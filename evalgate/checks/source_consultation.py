@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from evalgate.checks import CheckOutcome
 from evalgate.checks.source_citations import (
     Body,
+    cited_elsewhere,
     identifier_keys,
     normalise_url,
     source_keys,
@@ -93,6 +94,7 @@ def _entries(
     previous_end = section.line if section is not None else 0
     label: str | None = None
     names = unique_labels(document.sources)  # `Author (Year)` labels, by entry line
+    elsewhere = cited_elsewhere(document)
     for source in document.sources:
         for number in range(previous_end + 1, source.line):
             line = document.lines[number - 1]
@@ -113,6 +115,8 @@ def _entries(
             cited = [at for u in normalised if (at := body.find(u)) is not None]
         if not cited:
             cited = [at for key in identifiers if (at := body.identifier_line(key)) is not None]
+        if not cited:  # cited in Context, Scope, Approach or Output
+            cited = [at for key in urls | identifiers if (at := elsewhere.get(key)) is not None]
         explained = any(body.lists_unticked(u) for u in normalised)
         if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True

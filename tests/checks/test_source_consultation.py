@@ -76,6 +76,20 @@ def test_a_ticked_source_the_body_never_cites_is_a_notice_not_a_penalty() -> Non
     )
 
 
+def test_a_source_cited_in_context_or_output_is_consulted_one_in_related_is_not() -> None:
+    """Context's sourced claims and Output's links cite sources too (rule 2d1 reads only the body)."""
+    head = f"# Digest equality\n\n## Context\n\nDrift is common [fact; source: {B}].\n\n"
+    text = head + item(f"- [x] [Alpha guide]({A})\n- [x] [Beta report]({B})", skill=f"Cited: {A}")[18:]
+    assert run(text).findings == ()
+    output = item(f"- [ ] [Alpha guide]({A})\n- [x] [Beta report]({B})", skill=f"Cited: {A}")
+    output += f"\n## Output\n\n- Links: {B}\n"
+    [notice] = run(output).findings  # consulted; only Alpha's unticked box contradicts its citation
+    assert notice.notice and notice.line == line_of(output, "[Alpha guide]")
+    related = item(f"- [x] [Alpha guide]({A})\n- [ ] [Beta report]({B})", skill=f"Cited: {A}")
+    related += f"\n## Related\n\n- [Beta report]({B})\n"
+    assert [f.message.split(":")[0] for f in run(related).findings] == ["source not shown consulted"]
+
+
 def test_an_unticked_uncited_source_without_a_reason_is_a_finding_on_its_line() -> None:
     text = item(f"- [x] [Alpha guide]({A})\n- [ ] [Beta report]({B}) — survey data", skill=f"Cited: {A}")
     outcome = run(text)
