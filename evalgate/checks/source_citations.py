@@ -117,17 +117,21 @@ def _lowered_identifiers(data: bytes) -> Iterator[tuple[str, int]]:
     every character."""
     at = data.find(b"10.")
     while at >= 0:
+        after = at + 3
         if not _word_before(data, at):  # `\b10.`
             match = _DOI_BYTES.match(data, at)
             if match:
                 yield _doi_key(match.group(0).decode("utf-8", "replace")), at
-        at = data.find(b"10.", at + 3)
+                after = match.end()  # as finditer: no match starts inside another (10.1/10.2)
+        at = data.find(b"10.", after)
     at = data.find(b"arxiv")
     while at >= 0:
+        after = at + 5
         match = _ARXIV_BYTES.match(data, at)
         if match and (match.group(1) is not None or not _word_before(data, at)):
             yield "arxiv:" + (match.group(1) or match.group(2)).decode("ascii"), at
-        at = data.find(b"arxiv", at + 5)
+            after = match.end()
+        at = data.find(b"arxiv", after)
 
 
 def source_keys(url: str) -> set[str]:

@@ -57,6 +57,7 @@ IDENTIFIER_PIECES = st.sampled_from(
 @given(st.lists(IDENTIFIER_PIECES, max_size=24).map("".join))
 @example("a10.1234/x b10.1234/y _10.1234/z —10.1234/w")
 @example("xarxiv:2310.06770 arxiv:2310.06770 xarxiv.org/abs/2310.06770")
+@example("10.56789/10.56789/10.")  # a DOI's suffix holding `10.`: no second DOI inside the first
 @example("éarXiv:2310.06770 é10.1234/x —arXiv:2310.06770")  # a letter outside ASCII is a word character
 def test_identifiers_from_lowered_bytes_are_the_regexs(text: str) -> None:
     fast = sorted(_lowered_identifiers(text.encode("utf-8").lower()))
