@@ -1,8 +1,9 @@
 """Which capitalised tokens are no acronyms in a document, for the acronym_expansion check: the data's
-words and names (acronyms.yml), a capitalised word the document never expands, Roman numerals,
-reference ids and numbered labels (`RQ1`, `LLM01`, `PMC8103230`, `LLM10` beside `LLM09`); and an
-acronym run together with its version (`OWL2`), which counts as the acronym where the document also
-writes it alone. Decided once per document and token, from the token and the text only.
+words and names (acronyms.yml), a capitalised word the document never expands, Roman numerals, a
+person's initials (`JB` beside a citation `Manchak, JB (2025)`), reference ids and numbered labels
+(`RQ1`, `LLM01`, `PMC8103230`, `LLM10` beside `LLM09`); and an acronym run together with its
+version (`OWL2`), which counts as the acronym where the document also writes it alone. Decided once
+per document and token, from the token and the text only.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ def no_acronym(abbr: str, text: str, table: AcronymTable) -> bool:
         or (abbr in table.capitalised_words and not _expanded_somewhere(abbr, text, table))
         or _ROMAN.fullmatch(abbr) is not None
         or _is_reference_id(abbr, text, table)
+        or _initials(abbr).search(text) is not None
     )
+
+
+@lru_cache(maxsize=256)
+def _initials(abbr: str) -> re.Pattern[str]:
+    """A citation that writes the token as a person's initials between a surname and a year:
+    `Manchak, JB (2025)`; the document's `JB Manchak` is then a name."""
+    return re.compile(rf"\b[A-Z][a-z][\w'’-]*, {abbr} \((?:1[5-9]|20)[0-9][0-9]\b")
 
 
 def _expanded_somewhere(abbr: str, text: str, table: AcronymTable) -> bool:

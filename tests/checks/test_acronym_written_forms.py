@@ -269,6 +269,12 @@ def test_numbered_labels_are_not_acronyms(text: str) -> None:
     assert problems(text) == {}
 
 
+def test_a_persons_initials_are_no_acronym_where_a_citation_shows_them() -> None:
+    sources = "## Sources\n\n- [Okafor, QT (2021). Queues at scale.](https://x.example/q)\n\n"
+    assert problems(sources + "## Findings\n\nQT Okafor argues that queues grow.\n") == {}
+    assert "QT" in problems("## Findings\n\nQT Okafor argues that queues grow.\n")
+
+
 def test_two_capitals_with_a_number_are_a_label_only_there() -> None:
     """QZ-2 is a label; QZ alone is still an acronym, used first where it stands alone."""
     found = problems("Control QZ-2 applies.\n\nThe QZ team reviews it.\n")
