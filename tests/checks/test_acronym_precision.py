@@ -50,3 +50,17 @@ def test_size_labels_in_a_models_name_are_not_acronyms() -> None:
         "and an XS board; the CNN baseline trails.\n"
     )
     assert _acronyms(text) == ["CNN", "GPT"]
+
+
+def test_names_set_in_capitals_from_the_hand_samples() -> None:
+    """CNBC and GNU are names nobody expands; WARP and ADAPT are names unless a document expands them."""
+    text = (
+        "Reported by CNBC; the tool is GNU General Public License software. Cloudflare WARP routes "
+        "traffic, and the ADAPT Centre hosts the survey; the VPN hides the IP.\n"
+    )
+    assert _acronyms(text) == ["IP", "VPN"]
+    expanded = "A Weighted Adaptive Routing Protocol (WARP) ranks links.\n\nWARP is fast.\n"
+    assert _acronyms(expanded) == []  # expanded here: an acronym, and rightly written
+    assert _acronyms("WARP is fast.\n\nA Weighted Adaptive Routing Protocol (WARP) ranks links.\n") == [
+        "WARP"
+    ]
