@@ -43,7 +43,7 @@ from evalgate.checks.source_citations import (
     top_section,
     url_key,
 )
-from evalgate.checks.source_names import AuthorYear, mentions, unique_labels
+from evalgate.checks.source_names import Label, mentions, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -93,7 +93,7 @@ def _entries(
     section = document.sources_section
     previous_end = section.line if section is not None else 0
     label: str | None = None
-    names = unique_labels(document.sources)  # `Author (Year)` labels, by entry line
+    names = unique_labels(document.sources)  # `Author (Year)` labels and titles, by entry line
     elsewhere = cited_elsewhere(document)
     for source in document.sources:
         for number in range(previous_end + 1, source.line):
@@ -129,7 +129,7 @@ def _entries(
 
 
 def _cited_by_name(
-    body: Body, name: AuthorYear, not_consulted: tuple[Phrases, ...]
+    body: Body, names: tuple[Label, ...], not_consulted: tuple[Phrases, ...]
 ) -> tuple[list[int], bool]:
     """(lines citing it, explained) for an entry the body names by its `Author (Year)` label
     only: the first line that names it is a citation, unless every sentence that does says in the
@@ -137,12 +137,13 @@ def _cited_by_name(
     ("Smith et al. (2024) was not accessed"); a body `[ ]` item naming it records it as not
     consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
     Smith (1997)." cites it.)"""
-    lines = mentions(name, body.raw, body.numbers)
-    used = [number for number, text in lines if not any(p.search(text) for p in not_consulted)]
+    lines = [found for name in names for found in mentions(name, body.raw, body.numbers)]
+    used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
     if used:
         return used[:1], False
     unticked = body.unticked
-    listed = bool(unticked) and bool(mentions(name, unticked, [0] * (unticked.count("\n") + 1), True))
+    numbers = [0] * (unticked.count("\n") + 1)
+    listed = bool(unticked) and any(mentions(name, unticked, numbers, True) for name in names)
     return [], bool(lines) or listed
 
 

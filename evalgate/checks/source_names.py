@@ -1,4 +1,5 @@
-"""A Sources entry's citation label, `Author (Year)`, and the body lines that cite a source by it.
+"""A Sources entry's citation labels, `Author (Year)` and its title, and the body lines that name a
+source by them.
 
 The template asks for display names such as `[Smith et al. (YYYY) Title of paper](https://url)`
 because they "feed the `Author (Year)` citation labels shown on the generated site" (_template.md),
@@ -8,6 +9,8 @@ that writes an entry's first author and, within a few words after it, the entry'
 entry. The label is read only where it is unambiguous: an author run of capitalised words (with
 `van`, `de`, ... before it) at the start of the entry's name and a `(YYYY)` in that name, the pair
 held by no other entry of the item ("Mitchell (2026)" heading three companion items names none).
+Likewise a title the entry's name sets off in italics or quotes, of three words or more
+(`*The Elements of Statistical Learning*`), written anywhere in the body in any case.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ _SENTENCE_END = re.compile(
     r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)(?<!\bFig)(?<!\bNo)(?<!\bp)[.!?;](?=\s)"
 )
 WINDOW = 40  # characters after the author in which its year must be the first year written
+# a title set off in single emphasis (not bold) or quotes
+_TITLE = re.compile(
+    r"(?<![*\w])\*(?!\*)([^*]+?)(?<!\*)\*(?![*\w])|(?<!\w)_([^_]+?)_(?!\w)|\"([^\"]+)\"|“([^”]+)”"
+)
+_WORDS = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,33 @@ class AuthorYear:
         return re.compile(r"(?<![\w'’-])" + r"\s+".join(escaped) + r"(?![\w-])", flags)
 
 
+@dataclass(frozen=True)
+class Title:
+    """An entry's title as its name sets it off, in italics or quotes, of three words or more
+    (`*The Elements of Statistical Learning*`): the body may name the work by it."""
+
+    title: str
+
+    def pattern(self, any_case: bool = True) -> re.Pattern[str]:
+        """The title's words in any case, any white space or punctuation between them."""
+        words = _WORDS.findall(self.title)
+        return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
+
+
+Label = AuthorYear | Title
+
+
+def title(source: SourceEntry) -> Title | None:
+    """The title an entry's name sets off in italics or quotes, if three words or more."""
+    link = _LINK_TEXT.match(source.text)
+    name = link.group(1) if link else source.text
+    for found in _TITLE.finditer(name):
+        words = _WORDS.findall(next(group for group in found.groups() if group is not None))
+        if len(words) >= 3:
+            return Title(" ".join(words).lower())  # so two entries' titles compare as they match
+    return None
+
+
 def author_year(source: SourceEntry) -> AuthorYear | None:
     """The label `Author (Year)` an entry's name gives, or None."""
     link = _LINK_TEXT.match(source.text)
@@ -69,33 +104,41 @@ def author_year(source: SourceEntry) -> AuthorYear | None:
     return AuthorYear(first, year.group(1))
 
 
-def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, AuthorYear]:
-    """Each entry's label by its line, for the labels that no other entry shares."""
-    labels = {source.line: label for source in sources if (label := author_year(source)) is not None}
-    counts = Counter(labels.values())
-    return {line: label for line, label in labels.items() if counts[label] == 1}
+def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]]:
+    """Each entry's labels (its `Author (Year)`, its title) by its line, those no other entry
+    shares."""
+    labels: dict[int, tuple[Label, ...]] = {}
+    for source in sources:
+        found = tuple(label for label in (author_year(source), title(source)) if label is not None)
+        if found:
+            labels[source.line] = found
+    counts = Counter(label for found in labels.values() for label in found)
+    unique = {line: tuple(label for label in found if counts[label] == 1) for line, found in labels.items()}
+    return {line: found for line, found in unique.items() if found}
 
 
-def mentions(
-    label: AuthorYear, text: str, numbers: list[int], any_case: bool = False
-) -> list[tuple[int, str]]:
+def mentions(label: Label, text: str, numbers: list[int], any_case: bool = False) -> list[tuple[int, str]]:
     """(document line, sentence) for each place in `text` (whose lines are document lines
-    `numbers`) that writes the author and then, as the first year within WINDOW characters on the
-    same line, the label's year: the sentence is what the line says around it, from the last
-    sentence end before the author to the first after the year."""
+    `numbers`) that writes the label: the title, or the author and then, as the first year within
+    WINDOW characters on the same line, the year. The sentence is what the line says around it,
+    from the last sentence end before the label to the first after it."""
     found: list[tuple[int, str]] = []
-    last = label.author.split()[-1]
-    if (last.lower() if any_case else last) not in text:
-        return found
+    if isinstance(label, AuthorYear):
+        last = label.author.split()[-1]
+        if (last.lower() if any_case else last) not in text:
+            return found
     for match in label.pattern(any_case).finditer(text):
         end = text.find("\n", match.end())
         end = len(text) if end < 0 else end
-        year = _ANY_YEAR.search(text, match.end(), min(match.end() + WINDOW, end))
-        if year is None or year.group(0) != label.year:
-            continue
+        stop = match.end()
+        if isinstance(label, AuthorYear):
+            year = _ANY_YEAR.search(text, match.end(), min(match.end() + WINDOW, end))
+            if year is None or year.group(0) != label.year:
+                continue
+            stop = year.end()
         start = text.rfind("\n", 0, match.start()) + 1
         before = [m.end() for m in _SENTENCE_END.finditer(text, start, match.start())]
-        after = _SENTENCE_END.search(text, year.end(), end)
+        after = _SENTENCE_END.search(text, stop, end)
         sentence = text[before[-1] if before else start : after.start() + 1 if after else end]
         found.append((numbers[text.count("\n", 0, start)], sentence))
     return found

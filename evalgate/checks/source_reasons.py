@@ -23,6 +23,7 @@ NOT_CONSULTED_LABELS = (
     "unused",
     "not accessed",
     "not directly accessed",
+    "not directly consulted",
     "not obtained",
     "not accessible",
     "inaccessible",

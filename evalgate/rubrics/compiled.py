@@ -157,7 +157,7 @@ PACKS = {
                                               required=True)))),
     ),
     'research-loop': (
-        '6b3211f1d0376fc1e951aad2ef8a0bb37e136599cfa44c58fd776a2bb82ca64f',
+        'fc7251ee1e7dcf27507626ee6030eb85b4f84a166889dff7d7fc8abe82e239e0',
         Rubric(id='research-loop',
                title='Research loop item quality',
                description='A completed research item answers one question with labelled, sourced claims. '
@@ -513,6 +513,7 @@ PACKS = {
                                                                               'unused',
                                                                               'not accessed',
                                                                               'not directly accessed',
+                                                                              'not directly consulted',
                                                                               'not obtained',
                                                                               'not accessible',
                                                                               'inaccessible',
@@ -608,6 +609,8 @@ PACKS = {
                                                                                            'not accessed',
                                                                                            'not directly '
                                                                                            'accessed',
+                                                                                           'not directly '
+                                                                                           'consulted',
                                                                                            'not obtained',
                                                                                            'not accessible',
                                                                                            'inaccessible',

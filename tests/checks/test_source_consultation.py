@@ -262,6 +262,27 @@ def test_a_name_with_a_particle_and_initials_gives_its_label() -> None:
     assert scored(run(text)) == [] and len(notices(run(text))) == 1
 
 
+BOOK = "- [ ] [Okafor & Rivera — *Queue Theory for Release Trains* (2nd ed.)](https://books.example.org/qt)"
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ("- Queue Theory for Release Trains is not directly consulted (a background text).", "explained"),
+        ("- As *Queue theory for release trains* shows, waits grow with load.", "cited"),
+        ("- Queue theory explains waits.", "not shown"),  # two words of it: no title
+    ],
+)
+def test_the_body_may_name_a_source_by_its_title(body: str, kind: str) -> None:
+    text = item(f"- [x] [Alpha guide]({A})\n{BOOK}", skill=f"Cited: {A}\n\n{body}")
+    outcome = run(text)
+    expected = {"explained": ([], []), "cited": ([], ["the box is unticked"]), "not shown": (["source"], [])}
+    assert (
+        [f.message.split(" not")[0] for f in scored(outcome)],
+        [f.message.split(",")[0] for f in notices(outcome)],
+    ) == expected[kind]
+
+
 def test_not_consulted_words_count_only_in_the_sentence_that_names_it() -> None:
     cite = "- [fact] Trains help when a release window is unavailable. Source: Rivera et al. (2019)."
     text = item(f"- [x] [Alpha guide]({A})\n{RIVERA}", skill=f"Cited: {A}\n\n{cite}")
