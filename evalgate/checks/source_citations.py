@@ -54,8 +54,9 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 # that `re` searches for, instead of being tried at every character (6x faster over the corpus).
 _CODE_SPAN = re.compile(r"`(`*)(?!`).*?(?<!`)`\1(?!`)")
 _LONE_URL = re.compile(r"(?:https?://|www\.)\S+", re.I)
-# credentials before the host (`//user@host`; not medium.com/@author) or placeholders: a URL's form
-_URL_FORM = re.compile(r"^[^/]*//[^/@]*@|[{}<>]")
+# credentials before the host (`//user@host`; not medium.com/@author), placeholders, or a
+# repository's clone address (`.git` at the end, as in a `.gitmodules` value): a URL's form
+_URL_FORM = re.compile(r"^[^/]*//[^/@]*@|[{}<>]|\.git/?$")
 _TRIM = ".,;:!?*_"  # what urls_in trims from a URL's end (punctuation after it, emphasis)
 _TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
 # The start of a line that starts a list item with an unticked box, `- [ ] ...` or `- **[ ]** ...`.
@@ -202,7 +203,8 @@ def _code_span(match: re.Match[str]) -> str:
     """A code span that holds one URL and nothing else is a citation written as code (`Sources:
     \\`https://...\\``, common in the corpus); any other is code (a command, an endpoint template),
     and so is a lone URL with credentials or placeholders in it (`https://TOKEN@github.com/`,
-    `https://github.com/{owner}/{repo}.wiki.git`): a form to type, not a source."""
+    `https://github.com/{owner}/{repo}.wiki.git`) or a clone address (`https://github.com/o/r.git`,
+    a `.gitmodules` value): a form to type or a setting, not a source."""
     inner = match.group(0).strip("`").strip()
     return inner if _LONE_URL.fullmatch(inner) and _URL_FORM.search(inner) is None else " "
 

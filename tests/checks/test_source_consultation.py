@@ -561,6 +561,7 @@ def test_code_is_not_a_citation_but_a_lone_url_in_a_code_span_is() -> None:
         "https://user:secret@git.example.org/a.git",
         "https://git.example.org/{owner}/{repo}.wiki.git",
         "https://git.example.org/<org>/<repo>",
+        "https://git.example.org/rivera/release-trains.git",  # a clone address, as .gitmodules has it
     ],
 )
 def test_a_url_template_in_a_code_span_is_code_not_a_citation(template: str) -> None:
