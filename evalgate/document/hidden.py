@@ -114,7 +114,7 @@ def _paragraphs(lines: tuple[str, ...], first: int, taken: bytearray) -> list[li
                 runs.append(run)
             run = []
             continue
-        if run and (_BLOCK_START.match(line) or _HEADING.match(lines[run[-1] - 1])):
+        if run and (_starts_block(line) or _HEADING.match(lines[run[-1] - 1])):
             runs.append(run)
             run = []
         run.append(number)
@@ -207,17 +207,23 @@ def blanked(lines: tuple[str, ...], spans: tuple[HiddenSpan, ...]) -> list[str]:
     """The lines with every span blanked to spaces (a line left with nothing is empty). The line that
     closes an inline comment spanning lines keeps the indentation the file gave it, no more."""
     out = list(lines)
+    # where a comment's close moved the rest of its line, the shift of that line's later columns
+    moved: dict[int, int] = {}
     for span in spans:
         for number in range(span.line, span.end_line + 1):
             line = out[number - 1]
-            start = span.column if number == span.line else 0
-            end = span.end_column if number == span.end_line else len(line)
+            shift = moved.get(number, 0)
+            start = span.column + shift if number == span.line else 0
+            end = span.end_column + shift if number == span.end_line else len(line)
             if not span.block and number == span.end_line and number != span.line:
                 indent = len(line) - len(line.lstrip(" "))
                 rest = line[end:].lstrip(" ")
-                if _BLOCK_START.match(rest):  # paragraph text in the file: it must not start a block
-                    rest = "\\" + rest
-                line = " " * min(indent, end) + rest if rest else ""
+                at = len(line) - len(rest)  # where the rest starts on the line
+                kept = min(indent, end)
+                escape = "\\" if _BLOCK_START.match(rest) else ""  # paragraph text: it must not start a block
+                line = " " * kept + escape + rest if rest else ""
+                # a later comment on this line (`a--><!--b-->`) is placed by the file's columns
+                moved[number] = shift + kept + len(escape) - at
             else:
                 line = line[:start] + " " * (end - start) + line[end:]
                 if (
@@ -230,6 +236,7 @@ def blanked(lines: tuple[str, ...], spans: tuple[HiddenSpan, ...]) -> list[str]:
                     # would underline the line before as a heading or open a fence
                     indent = len(line) - len(line.lstrip(" "))
                     line = line[:indent] + "\\" + line[indent:]
+                    moved[number] = shift + 1
             out[number - 1] = line if line.strip() else ""
     return out
 

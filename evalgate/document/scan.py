@@ -130,6 +130,10 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
     quick = shortcuts  # shortcuts on, and no fence, indented code block or comment open
     comments: list[tuple[int, int, int, int]] = []
     comment: tuple[int, int] | None = None  # an open comment block's (line, column) of its `<!--`
+    # The open comment was opened by raw HTML after a comment block closed on its line (`<!-- a --><!--`):
+    # the lines after it are markdown again, whose `-->` is text (escaped in the HTML); only raw HTML
+    # closes it, a later `<!--` (a comment block, an inline comment) and the `-->` after that.
+    raw_open = False
     for number, line in enumerate(lines[first - 1 :], first):
         if not line:
             # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
@@ -138,9 +142,22 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
                 prev_blank, prev_paragraph = True, False
             continue
         if comment is not None:
-            close = line.find("-->")
+            after, block = 0, True
+            if raw_open:
+                after = line.find("<!--")
+                while after > 0 and "`" in line[:after] and _in_code_span(_paragraph(lines, number), after):
+                    after = line.find("<!--", after + 4)  # in a code span: text, not HTML
+                if after < 0:
+                    continue
+                # a comment block's `<!--` first on the line, else an inline comment in a paragraph
+                raw_open, block, after = False, not line[:after].strip(), after + 4
+            close = line.find("-->", after)
             if close >= 0:
-                comment = _close_comments(comments, comment, number, line, close)
+                if block:
+                    comment, raw_open = _close_comments(comments, comment, number, line, close)
+                else:  # the rest of the line is paragraph text, where an unclosed `<!--` is text
+                    comments.append((*comment, number, close + 3))
+                    comment = None
                 quick = shortcuts and comment is None
             continue
         if quick:
@@ -230,7 +247,7 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
                 close = line.find("-->", at + 2)
                 comment = (number, at)
                 if close >= 0:
-                    comment = _close_comments(comments, comment, number, line, close)
+                    comment, raw_open = _close_comments(comments, comment, number, line, close)
                 quick = shortcuts and comment is None
                 prev_blank, prev_paragraph = False, False
                 continue
@@ -287,18 +304,49 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
 
 def _close_comments(
     comments: list[tuple[int, int, int, int]], comment: tuple[int, int], number: int, line: str, close: int
-) -> tuple[int, int] | None:
+) -> tuple[tuple[int, int] | None, bool]:
     """Record the comment that `-->` at `close` of line `number` ends; the rest of that line is raw
-    HTML, where another `<!--` opens a comment again: returned open when nothing closes it there."""
+    HTML, where another `<!--` opens a comment again: returned open when nothing closes it there,
+    with True (opened by raw HTML: only raw HTML closes it)."""
     while True:
         comments.append((*comment, number, close + 3))
         again = line.find("<!--", close + 3)
         if again < 0:
-            return None
+            return None, False
         comment = (number, again)
         close = line.find("-->", again + 2)
         if close < 0:
-            return comment
+            return comment, True
+
+
+_TICKS = re.compile(r"`+")
+
+
+def _paragraph(lines: tuple[str, ...], number: int) -> str:
+    """Line `number` and the lines after it up to a blank one, joined: where a code span may close."""
+    end = number
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return "\n".join(lines[number - 1 : end])
+
+
+def _in_code_span(line: str, at: int) -> bool:
+    """Whether offset `at` of the text is inside a code span (CommonMark: a run of backticks opens one
+    that the next run of the same length closes; an unclosed run is text)."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    index = 0
+    while index < len(runs) and runs[index][0] < at:
+        start, end = runs[index]
+        closer = next(
+            (j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == end - start), None
+        )
+        if closer is None:
+            index += 1
+            continue
+        if runs[closer][0] > at:
+            return True
+        index = closer + 1
+    return False
 
 
 def closes_fence(line: str, char: str, length: int) -> bool:

@@ -5,7 +5,7 @@ inside words are found and read as shown, and every line keeps its number."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -170,6 +170,15 @@ PIECES = st.sampled_from(["a", "b c", "<!--a", "a-->", "`", "``", "\\", "\n", "\
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(PIECES, max_size=16).map("".join))
+@example("a<!--a\naa--><!--aa-->")  # a second comment on the line where one spanning lines closes
+@example("a<!--\n--><!--## h--> b <!--c-->")
+@example("<!--aa--><!--a\na-->a")  # a comment opened by raw HTML: markdown text's `-->` does not close it
+@example("<!--aa--><!--a\na<!--aa--><!--a")  # raw HTML's `-->` does; an unclosed inline `<!--` is text
+@example("`\n```<!--aa-->`")  # three backticks with one after them open no fence: a code span holds it
+@example("a<!--a\n```a-->`")  # ... nor end the paragraph a comment spans
+@example("<!--aa--><!--a\n`<!--aa-->a`")  # a code span's `-->` is text: it closes nothing
+@example("<!--aa--><!--a\n`<!--aa-->a")  # an unclosed backtick is text: the comment is raw HTML
+@example("<!--aa--><!--a\n`<!--aa-->\na`")  # a code span closed on the next line holds it
 def test_hidden_text_is_what_commonmark_renders_as_a_comment(body: str) -> None:
     """The readers' view, rendered, shows the same words as the file rendered with its comments
     removed (markdown-it-py, CommonMark): what is blanked is exactly what a reader never sees."""
@@ -195,3 +204,19 @@ def test_a_blanked_comment_never_turns_paragraph_text_into_a_block(line: str, sh
         text
     )
     assert shown in MarkdownIt("commonmark").render(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # raw HTML after a comment block opens a comment only raw HTML closes: markdown's `-->` is text
+        ("<!-- a --><!--\n-->\n## Findings\n", ["", "", ""]),
+        ("<!-- a --><!--\n-->\n<!-- b -->\n## Findings\n", ["", "", "", "## Findings"]),
+        ("<!-- a --><!--\ntext <!-- b --> c\n## Findings\n", ["", "c", "## Findings"]),
+        ("<!-- a --><!--\n`<!-- b -->`\n## Findings\n", ["", "", ""]),  # code: text, not HTML
+    ],
+)
+def test_a_comment_opened_by_raw_html_runs_until_raw_html_closes_it(text: str, shown: list[str]) -> None:
+    document = parse_document("# T\n\n" + text)
+    assert [line.strip() for line in document.lines[2:]] == shown
+    assert [s.title for s in document.sections] == ["T"] + (["Findings"] if shown[-1] else [])

@@ -55,6 +55,23 @@ def test_sections_hidden_in_an_html_comment_fail_the_check(
     assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
 
 
+@pytest.mark.parametrize("opener", ["<!-- review notes --><!--\n-->", "<!-- a --> <!--\ntext -->"])
+def test_a_comment_opened_by_raw_html_hides_what_follows_from_the_check_too(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub, opener: str
+) -> None:
+    # `<!-- a --><!--` ends a comment block whose line is raw HTML: its second `<!--` opens a comment
+    # in the HTML that a `-->` in the markdown after it cannot close (it is text, escaped), so GitHub
+    # shows "This page intentionally left blank." alone; the check read the item after it and passed
+    head, body = research_item().split("\n# ", 1)
+    title, body = body.split("\n", 1)
+    blank = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n{opener}\n{body}"
+    result, check_run = _gate(tmp_path, events_dir, github, blank)
+    assert check_run["conclusion"] == "failure"
+    presence = _dimension(result, "section_presence")
+    assert presence["score"] == 1
+    assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+
+
 def test_an_acronym_written_with_a_zero_width_space_fails_the_check(
     tmp_path: Path, events_dir: Path, github: FakeGitHub
 ) -> None:
