@@ -21,6 +21,7 @@ token, so an acronym is matched as readers see it.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -81,6 +82,48 @@ def may_hold(text: str, utf8: bytes | None = None) -> bool:
 def visible(text: str) -> str:
     """Each invisible character and look-alike letter shown as <U+XXXX>."""
     return "".join(f"<U+{ord(c):04X}>" if c in SUSPECT else c for c in text)
+
+
+# A character reference (`&#8203;`, `&#x200B;`, `&ZeroWidthSpace;`, `&Alpha;`): markdown renders it
+# as its character, so `LL&#x200b;M` shows as `LLM` with an invisible character inside.
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def may_refer(text: str) -> bool:
+    """Whether the text can hold a character reference beside a word (a quick test)."""
+    return "&" in text and ";" in text and _REFERENCE.search(text) is not None
+
+
+def referenced(lines: tuple[str, ...], first: int, code: tuple[tuple[int, int], ...]) -> list[str]:
+    """The lines from 1-based `first` on with each character reference that touches a word character
+    replaced by the character a reader sees, where that is a letter, a digit, an invisible
+    character or a look-alike (so `L&#76;M` reads `LLM`, and `LL&#x200b;M` is then a disguised
+    token); not in code blocks or code spans, where markdown shows the reference as written."""
+    out = list(lines)
+    in_code = bytearray(len(lines) + 2)
+    for start, end in code:
+        in_code[start : end + 1] = b"\x01" * (end + 1 - start)
+    for number in range(first, len(lines) + 1):
+        line = lines[number - 1]
+        if in_code[number] or "&" not in line:
+            continue
+        pieces: list[str] = []
+        done = 0
+        for match in _REFERENCE.finditer(line):
+            start, end = match.span()
+            character = html.unescape(match.group())
+            touches = (start and line[start - 1].isalnum()) or (end < len(line) and line[end].isalnum())
+            if (
+                len(character) == 1
+                and (character.isalnum() or character in SUSPECT)
+                and touches
+                and line.count("`", 0, start) % 2 == 0  # not inside a code span
+            ):
+                pieces += [line[done:start], character]
+                done = end
+        if pieces:
+            out[number - 1] = "".join(pieces) + line[done:]
+    return out
 
 
 def undisguised(lines: tuple[str, ...], first: int) -> tuple[list[str], list[DisguisedToken]]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from evalgate.document.disguise import may_hold, undisguised
+from evalgate.document.disguise import may_hold, may_refer, referenced, undisguised
 from evalgate.document.findings import attach
 from evalgate.document.hidden import blanked, hidden_spans
 from evalgate.document.model import Document, DocumentError, FrontMatter, Section
@@ -117,10 +117,13 @@ def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> D
     hidden = hidden_spans(text, lines, first_body, scan)
     disguised: tuple = ()
     file_lines = None
-    if hidden or may_hold(text, utf8):
+    refers = may_refer(text)
+    if hidden or refers or may_hold(text, utf8):
         file_lines = lines
         view = blanked(lines, hidden) if hidden else list(lines)
-        if may_hold(text, utf8):
+        if refers:  # `LL&#x200b;M` renders as `LLM` with an invisible character inside
+            view = referenced(tuple(view), first_body, scan.code_blocks)
+        if may_hold(text, utf8) or (refers and may_hold("".join(view))):
             view, found = undisguised(tuple(view), first_body)
             disguised = tuple(found)
         lines = tuple(view)

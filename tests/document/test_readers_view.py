@@ -130,6 +130,35 @@ def test_invisible_characters_and_look_alikes_inside_an_acronym() -> None:
         assert any("<U+" in m and f'"{reads}" holds' in m for m in messages), messages
 
 
+@pytest.mark.parametrize(
+    ("written", "character"),
+    [
+        ("LL&#x200b;M", "U+200B ZERO WIDTH SPACE"),  # renders as LLM with an invisible character inside
+        ("L&#8203;LM", "U+200B ZERO WIDTH SPACE"),
+        ("L&ZeroWidthSpace;LM", "U+200B ZERO WIDTH SPACE"),
+        ("L&shy;LM", "U+00AD SOFT HYPHEN"),
+        ("&Alpha;PI", "U+0391 GREEK CAPITAL LETTER ALPHA"),
+        ("L&#76;M", None),  # a plain letter written as a reference: read as LLM, nothing hidden
+    ],
+)
+def test_a_character_reference_inside_an_acronym_is_read_as_rendered(
+    written: str, character: str | None
+) -> None:
+    reads = "API" if "PI" in written else "LLM"
+    document = parse_document(f"# T\n\nThe {written} answered.\n")
+    assert document.lines[2] == f"The {reads} answered.", written
+    assert [t.characters for t in document.disguised] == ([(character,)] if character else [])
+    messages = [f.message for f in run_check("acronym_expansion", document).findings]
+    assert any(f"{reads} used without expansion" in m for m in messages), messages
+
+
+def test_character_references_elsewhere_are_left_as_written() -> None:
+    text = "# T\n\nAT&amp;T and R&D and caf&eacute; and `LL&#x200b;M` and &nbsp;x.\n\n```\nL&#8203;LM\n```\n"
+    document = parse_document(text)
+    assert document.lines[2] == "AT&amp;T and R&D and café and `LL&#x200b;M` and &nbsp;x."
+    assert document.lines[5] == "L&#8203;LM" and document.disguised == ()
+
+
 def test_an_expanded_acronym_with_a_zero_width_space_is_matched_and_still_flagged() -> None:
     document = parse_document("# T\n\nA Large Language Model (L\u200bLM) helps. The LLM is fast.\n")
     result = run_check("acronym_expansion", document)

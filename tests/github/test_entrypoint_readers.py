@@ -87,6 +87,23 @@ def test_an_acronym_written_with_a_zero_width_space_fails_the_check(
     assert any("L<U+200B>LM" in m for m in messages), messages
 
 
+@pytest.mark.parametrize("written", ["LL&#x200b;M", "L&ZeroWidthSpace;LM", "&Alpha;PI"])
+def test_an_acronym_written_with_a_character_reference_fails_the_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub, written: str
+) -> None:
+    # GitHub renders `&#x200b;` as the invisible character: before, `LL&#x200b;M` hid every use of LLM
+    reads = "API" if "PI" in written else "LLM"
+    sentence = f"The {written} pipeline writes the bundle.\n"
+    result, check_run = _gate(
+        tmp_path, events_dir, github, research_item().replace("## Context\n", f"## Context\n\n{sentence}", 1)
+    )
+    assert check_run["conclusion"] == "failure"
+    acronyms = _dimension(result, "acronym_expansion")
+    messages = [f["message"] for f in acronyms["findings"]]
+    assert acronyms["score"] <= 2 and acronyms["hard_fail"], messages
+    assert any(f"{reads} used without expansion" in m for m in messages), messages
+
+
 @pytest.mark.parametrize("row", ["|" + " |" * 40 + "x"])
 def test_a_table_row_that_hung_the_job_is_evaluated(
     tmp_path: Path, events_dir: Path, github: FakeGitHub, row: str
