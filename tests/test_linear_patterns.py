@@ -31,6 +31,13 @@ CASES = {
         "from evalgate.document.scan import heading_title as f; f('a' + ' ' * n + 'b#')"
     ),
     "link in a heading": "from evalgate.document.scan import heading_title as f; f('](' + '[' * n)",
+    "HTML block's tag alone on a line": (
+        "from evalgate.document.html_blocks import html_start as f; f('<a' + ' b=c' * (n // 4) + ' =', False)"
+    ),
+    "code spans of a paragraph": (
+        "from evalgate.document.html_blocks import code_spans as f; "
+        "f(''.join('`' * k + 'x' for k in range(1, 600)) * 3)"
+    ),
     "Key Finding with ]( and many [": (
         "from evalgate.checks.key_finding_word_count import claim_words as f; f('](' + '[' * n)"
     ),

@@ -33,6 +33,9 @@ from evalgate.document.scan import LineScan
 
 COMMENT = "HTML comment"
 REFERENCE = "link reference definition"
+# CommonMark's HTML blocks of types 3-5 (`<?...?>`, `<!X...>`, `<![CDATA[...]]>`): an HTML parser, as
+# every browser's and GitHub's sanitizer's, reads them as comments (bogus comments), shown as nothing
+RAW_COMMENT = "piece of HTML that browsers read as a comment"
 
 
 # A line that starts a block other than a paragraph continuation: an inline comment never crosses it.
@@ -75,6 +78,11 @@ def comment_start(text: str, start: int = 0) -> int:
 def hidden_spans(text: str, lines: tuple[str, ...], first: int, scan: LineScan) -> tuple[HiddenSpan, ...]:
     """Every span of lines `first`.. (1-based) that a reader does not see, in file order."""
     spans = [HiddenSpan(*c, COMMENT) for c in scan.comment_blocks]
+    spans += [
+        HiddenSpan(start, 0, end, len(lines[end - 1]), RAW_COMMENT)
+        for start, end, kind in scan.html_blocks
+        if 3 <= kind <= 5
+    ]
     inline = comment_start(text) >= 0 and (
         not scan.comment_blocks or _outside_blocks(text, lines, scan.comment_blocks)
     )
@@ -201,6 +209,24 @@ def _span(run: list[int], text: str, start: int, end: int) -> HiddenSpan:
         COMMENT,
         block=False,
     )
+
+
+def raw_html(lines: list[str], blocks: tuple[tuple[int, int, int], ...]) -> list[str]:
+    """The lines with the text of each HTML block of types 1, 6 and 7 (`<div>`, a tag alone on a line,
+    `<pre>`, up to a blank line or its closing tag) kept as the text GitHub shows, which is no markdown:
+    a line after the first that starts with punctuation (not `<`: more HTML) or a digit gets a
+    backslash before it, so no reader of the lines takes it for a list item, a table's delimiter row
+    or another block."""
+    out = list(lines)
+    for start, end, kind in blocks:
+        if kind in (1, 6, 7):
+            for number in range(start + 1, end + 1):
+                line = out[number - 1]
+                text = line.lstrip(" ")
+                lead = text[:1]
+                if lead and (lead.isdigit() or (lead.isascii() and not lead.isalnum() and lead not in "\\<")):
+                    out[number - 1] = line[: len(line) - len(text)] + "\\" + text
+    return out
 
 
 def blanked(lines: tuple[str, ...], spans: tuple[HiddenSpan, ...]) -> list[str]:

@@ -28,7 +28,7 @@ import yaml
 
 from evalgate.document.disguise import may_hold, may_refer, referenced, undisguised
 from evalgate.document.findings import attach
-from evalgate.document.hidden import blanked, hidden_spans
+from evalgate.document.hidden import blanked, hidden_spans, raw_html
 from evalgate.document.model import Document, DocumentError, FrontMatter, Section
 from evalgate.document.scan import scan_lines
 from evalgate.yamlsafe import MAX_NESTING, nests_deeper, safe_load
@@ -118,9 +118,12 @@ def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> D
     disguised: tuple = ()
     file_lines = None
     refers = may_refer(text)
-    if hidden or refers or may_hold(text, utf8):
+    raw = any(kind in (1, 6, 7) for _, _, kind in scan.html_blocks)
+    if hidden or refers or raw or may_hold(text, utf8):
         file_lines = lines
         view = blanked(lines, hidden) if hidden else list(lines)
+        if raw:  # `<div>` then `## h`: raw HTML's text, no heading, list or table
+            view = raw_html(view, scan.html_blocks)
         if refers:  # `LL&#x200b;M` renders as `LLM` with an invisible character inside
             view = referenced(tuple(view), first_body, scan.code_blocks)
         if may_hold(text, utf8) or (refers and may_hold("".join(view))):
@@ -132,7 +135,7 @@ def parse_document(text: str, path: str = "", *, utf8: bytes | None = None) -> D
         else:
             text = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
             utf8 = None
-            if hidden:  # what looked like headings or fences inside a comment is gone
+            if hidden or raw:  # what looked like headings or fences inside a comment is gone
                 scan = scan_lines(lines, first_body)
     sections = build_sections(lines, scan.headings)
     doc = Document(

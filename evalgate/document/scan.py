@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from evalgate.document.html_blocks import HTML_END, code_spans, html_start, in_code_span, paragraph
+
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # The title is the rest of the line, its end spaces stripped in Python: a lazy `(.*?)` before
 # `[ \t]*$` tried the end at every character, quadratic in a run of inner spaces.
@@ -33,7 +35,7 @@ THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # A line that starts a block (so it is no paragraph text a setext underline could make a heading):
 # a quote, table or HTML line, a list item, a heading, a fence. (Thematic breaks are taken, by
 # THEMATIC_BREAK, before the scan gets here.)
-_BLOCK_START = re.compile(r"^ {0,3}(?:[>|<]|[-+*] |\d{1,9}[.)] |#{1,6}(?:[ \t]|$)|`{3}|~{3})")
+_BLOCK_START = re.compile(r"^ {0,3}(?:[>|]|[-+*] |\d{1,9}[.)] |#{1,6}(?:[ \t]|$)|`{3}|~{3})")
 _BULLETS = frozenset("-*+")
 # What may follow a bullet and its space in a thematic break (`- - -`, `-  -  -`): more of the
 # same character, or spaces and tabs between them. After anything else the line is no break.
@@ -43,13 +45,16 @@ _MARKUP = re.compile(r"(\*\*|__|`|\*|(?<!\w)_|_(?!\w))")
 
 @dataclass(frozen=True)
 class LineScan:
-    """What the line scan found: headings as (line, level, title), code block line spans, and the
-    HTML comments that start a block (`<!--` first on a line) as (line, column, end line, end column),
-    the end column one past the closing `-->` (an unclosed comment runs to the end of the file)."""
+    """What the line scan found: headings as (line, level, title), code block line spans, the HTML
+    comments that start a block (`<!--` first on a line) as (line, column, end line, end column), the
+    end column one past the closing `-->` (an unclosed comment runs to the end of the file), and the
+    other HTML blocks, whose lines hold no heading, fence or other markdown block."""
 
     headings: tuple[tuple[int, int, str], ...]
     code_blocks: tuple[tuple[int, int], ...]
     comment_blocks: tuple[tuple[int, int, int, int], ...] = ()
+    # CommonMark's other HTML blocks as (first line, last line, type 1 or 3-7): raw HTML, no markdown
+    html_blocks: tuple[tuple[int, int, int], ...] = ()
 
 
 @lru_cache(maxsize=4096)  # the template's headings recur in every item
@@ -134,19 +139,32 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
     # the lines after it are markdown again, whose `-->` is text (escaped in the HTML); only raw HTML
     # closes it, a later `<!--` (a comment block, an inline comment) and the `-->` after that.
     raw_open = False
+    html: tuple[int, int] | None = None  # an open HTML block's first line and type
+    html_blocks: list[tuple[int, int, int]] = []
     for number, line in enumerate(lines[first - 1 :], first):
+        if html is not None and html[1] >= 6 and not line.strip():  # a blank line ends types 6 and 7
+            html_blocks.append((html[0], number - 1, html[1]))
+            html, quick = None, shortcuts
         if not line:
             # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
             # fence, an indented block or a comment it changes nothing
-            if fence is None and indented_start is None and comment is None:
+            if fence is None and indented_start is None and comment is None and html is None:
                 prev_blank, prev_paragraph = True, False
+            continue
+        if html is not None:
+            if html[1] < 6 and HTML_END[html[1]].search(line):
+                html_blocks.append((html[0], number, html[1]))
+                html, quick = None, shortcuts
+                prev_blank, prev_paragraph = False, False
             continue
         if comment is not None:
             after, block = 0, True
             if raw_open:
                 after = line.find("<!--")
-                while after > 0 and "`" in line[:after] and _in_code_span(_paragraph(lines, number), after):
-                    after = line.find("<!--", after + 4)  # in a code span: text, not HTML
+                if after > 0 and "`" in line[:after]:  # one in a code span is text, not HTML
+                    spans = code_spans(paragraph(lines, number))
+                    while after > 0 and in_code_span(spans, after):
+                        after = line.find("<!--", after + 4)
                 if after < 0:
                     continue
                 # a comment block's `<!--` first on the line, else an inline comment in a paragraph
@@ -251,6 +269,20 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
                 quick = shortcuts and comment is None
                 prev_blank, prev_paragraph = False, False
                 continue
+        if lead == "<" and indent < 4 and (indent == 0 or not in_list):
+            # (inside a list only at the margin, where it ends the list: an HTML block inside an item
+            # is not modelled, as the items' content indentation is not; a list item's text is a
+            # paragraph too: the line after it, with no blank between)
+            kind = html_start(line[indent:], prev_paragraph or (in_list and not prev_blank))
+            if kind is not None:
+                if kind < 6 and HTML_END[kind].search(line, indent + 2):
+                    html_blocks.append((number, number, kind))  # it ends on its first line
+                else:
+                    html, quick = (number, kind), False
+                if indent == 0:
+                    in_list = False  # at the margin it ends a list (indented, it may be in an item)
+                prev_blank, prev_paragraph = False, False
+                continue
         match = _FENCE_OPEN.match(line) if lead in _FENCE_LEAD else None
         if match and len(match.group("indent")) < 4 + (4 if in_list else 0):
             marker = match.group("fence")
@@ -299,7 +331,9 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
         code.append(_trim_blank(lines, indented_start, len(lines)))
     if comment is not None:  # an unclosed comment hides the rest of the document
         comments.append((*comment, len(lines), len(lines[-1])))
-    return LineScan(tuple(headings), tuple(code), tuple(comments))
+    if html is not None:  # an unclosed HTML block runs to the end of the document
+        html_blocks.append((html[0], len(lines), html[1]))
+    return LineScan(tuple(headings), tuple(code), tuple(comments), tuple(html_blocks))
 
 
 def _close_comments(
@@ -317,36 +351,6 @@ def _close_comments(
         close = line.find("-->", again + 2)
         if close < 0:
             return comment, True
-
-
-_TICKS = re.compile(r"`+")
-
-
-def _paragraph(lines: tuple[str, ...], number: int) -> str:
-    """Line `number` and the lines after it up to a blank one, joined: where a code span may close."""
-    end = number
-    while end < len(lines) and lines[end].strip():
-        end += 1
-    return "\n".join(lines[number - 1 : end])
-
-
-def _in_code_span(line: str, at: int) -> bool:
-    """Whether offset `at` of the text is inside a code span (CommonMark: a run of backticks opens one
-    that the next run of the same length closes; an unclosed run is text)."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
-    index = 0
-    while index < len(runs) and runs[index][0] < at:
-        start, end = runs[index]
-        closer = next(
-            (j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == end - start), None
-        )
-        if closer is None:
-            index += 1
-            continue
-        if runs[closer][0] > at:
-            return True
-        index = closer + 1
-    return False
 
 
 def closes_fence(line: str, char: str, length: int) -> bool:

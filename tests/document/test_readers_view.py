@@ -249,3 +249,37 @@ def test_a_comment_opened_by_raw_html_runs_until_raw_html_closes_it(text: str, s
     document = parse_document("# T\n\n" + text)
     assert [line.strip() for line in document.lines[2:]] == shown
     assert [s.title for s in document.sections] == ["T"] + (["Findings"] if shown[-1] else [])
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer", "hidden"),
+    [
+        ("<div>", "</div>", False),  # raw HTML up to a blank line: GitHub shows its text, no markdown
+        ('<span class="x">', "</span>", False),
+        ("<pre>", "</pre>", False),
+        ("<![CDATA[", "]]>", True),  # browsers (and GitHub's sanitizer) read these as comments
+        ("<?review", "?>", True),
+        ("<!NOTE", "end >", True),
+    ],
+)
+def test_markdown_inside_an_html_block_is_no_section_list_or_table(
+    opener: str, closer: str, hidden: bool
+) -> None:
+    findings = research_item().split("## Findings\n", 1)[1].split("\n## Output", 1)[0]
+    packed = "\n".join(line for line in findings.splitlines() if line.strip())  # no blank line ends it
+    text = research_item().replace(findings, f"\n{opener}\n{packed}\n{closer}\n")
+    document = parse_document(text)
+    titles = [s.title for s in document.sections]
+    assert "Key Findings" not in titles and "Evidence Map" not in titles
+    assert document.key_findings == () and document.evidence_map is None
+    assert run_check("section_presence", document).score <= 2
+    assert bool(document.hidden) is hidden
+    if hidden:
+        notes = shown(document)[1]
+        assert any("inside a piece of HTML that browsers read as a comment" in note for note in notes), notes
+
+
+def test_html_blocks_end_where_commonmark_ends_them() -> None:
+    after = "## Heading: a tag alone interrupts no paragraph"
+    text = f"# T\n\n<div>\n## Inside\n\n## After\n\ntext\n<span>\n{after}\n"
+    assert [s.title for s in parse_document(text).sections] == ["T", "After", after[3:]]

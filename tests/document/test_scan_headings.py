@@ -73,3 +73,21 @@ def closes_fence_plainly(line: str, char: str, length: int) -> bool:
 @example("    ```", "`", 3)  # indented four: code, not a closing fence
 def test_closes_fence_is_the_plain_rule(line: str, char: str, length: int) -> None:
     assert closes_fence(line, char, length) == closes_fence_plainly(line, char, length)
+
+
+# CommonMark's HTML blocks (types 1 and 3-7), in which no line is a heading: a `<div>` or a tag alone
+# on a line runs to a blank line (a tag alone cannot interrupt a paragraph), `<pre>`, `<?`, `<!X` and
+# `<![CDATA[` to their end marks. At the margin (an HTML block inside a list item is not modelled,
+# as the items' content indentation is not).
+HTML_PIECES = [*PIECES, "<div>", "</div>", '<span class="x">', "</span>", "<pre>", "</pre>", "<?x", "?>"]
+HTML_PIECES += ["<![CDATA[", "]]>", "<!DOCTYPE x", "x >", "<div>## h"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(HTML_PIECES), max_size=12))
+@example(["<div>", "## Key Findings"])  # raw HTML up to a blank line: a reader sees text, no heading
+@example(["text", "<span>", "# Head"])  # a tag alone does not interrupt a paragraph: this is a heading
+@example(["<![CDATA[", "# Head", "]]>", "# Head"])
+def test_headings_inside_html_blocks_are_markdown_it_s(lines: list[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    assert [(n, level) for n, level, _ in scan_lines(tuple(lines)).headings] == markdown_it_headings(text)

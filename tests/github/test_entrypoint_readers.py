@@ -72,6 +72,24 @@ def test_a_comment_opened_by_raw_html_hides_what_follows_from_the_check_too(
     assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
 
 
+@pytest.mark.parametrize(("opener", "closer"), [("<![CDATA[", "]]>"), ("<div>", "</div>")])
+def test_sections_inside_an_html_block_fail_the_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub, opener: str, closer: str
+) -> None:
+    # an HTML block's lines are raw HTML, never markdown: `<div>` with no blank line after it shows
+    # "## Findings" and the rest as one run of text, and `<![CDATA[` (a comment to a browser) shows
+    # nothing; before, the check read the sections, lists and table inside and passed
+    head, body = research_item().split("\n# ", 1)
+    title, body = body.split("\n", 1)
+    packed = "\n".join(line for line in body.splitlines() if line.strip())
+    wrapped = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n{opener}\n{packed}\n{closer}\n"
+    result, check_run = _gate(tmp_path, events_dir, github, wrapped)
+    assert check_run["conclusion"] == "failure"
+    presence = _dimension(result, "section_presence")
+    assert presence["score"] == 1
+    assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+
+
 def test_an_acronym_written_with_a_zero_width_space_fails_the_check(
     tmp_path: Path, events_dir: Path, github: FakeGitHub
 ) -> None:
@@ -112,3 +130,30 @@ def test_a_table_row_that_hung_the_job_is_evaluated(
     sparse = research_item().replace("## Scope\n", f"## Scope\n\n{row}\n", 1)
     result, check_run = _gate(tmp_path, events_dir, github, sparse)
     assert result["verdict"] == "PASS" and check_run["conclusion"] == "success"
+
+
+N = 200_000  # characters: the quadratic patterns took about 2e10 steps on lines this long (minutes)
+
+
+@pytest.mark.parametrize(
+    ("name", "edit"),
+    [
+        ("a heading with a long run of inner spaces", lambda t: t + "\n# a" + " " * N + "b\n"),
+        (
+            "a Key Finding with `](` and many `[`",
+            lambda t: t.replace("1. Content-addressed", "1. ](" + "[" * N + " Content-addressed", 1),
+        ),
+        (
+            "an Evidence Map delimiter row with trailing spaces",
+            lambda t: t.replace("|---|---|---|---|", "|---|---|---|---" + " " * N + "x", 1),
+        ),
+    ],
+)
+def test_a_line_that_took_minutes_is_evaluated(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub, name: str, edit
+) -> None:
+    # on the quadratic patterns each of these went past 20 s (minutes at this size): the job's
+    # check run came late or, with a job timeout, never; the linear ones read it at once
+    result, check_run = _gate(tmp_path, events_dir, github, edit(research_item()))
+    assert result["verdict"] in ("PASS", "FAIL") and result["error"] is None, name
+    assert check_run["conclusion"] in ("success", "failure")
