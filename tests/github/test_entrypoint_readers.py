@@ -41,18 +41,24 @@ def _dimension(result: dict, name: str) -> dict:
     return next(d for d in result["dimensions"] if d["id"] == name)
 
 
-def test_sections_hidden_in_an_html_comment_fail_the_check(
-    tmp_path: Path, events_dir: Path, github: FakeGitHub
-) -> None:
+def _blank_page_fails(tmp_path: Path, events_dir: Path, github: FakeGitHub, hide) -> None:
+    """The item after "This page intentionally left blank.", its body as `hide` writes it: what a
+    reader of GitHub's page sees is the blank page, so the check must fail for missing sections."""
     head, body = research_item().split("\n# ", 1)
     title, body = body.split("\n", 1)
-    blank = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n<!--\n{body}\n-->\n"
+    blank = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n{hide(body)}"
     result, check_run = _gate(tmp_path, events_dir, github, blank)
     assert check_run["conclusion"] == "failure"
     assert result["verdict"] == "FAIL"
     presence = _dimension(result, "section_presence")
     assert presence["score"] == 1
     assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+
+
+def test_sections_hidden_in_an_html_comment_fail_the_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    _blank_page_fails(tmp_path, events_dir, github, lambda body: f"<!--\n{body}\n-->\n")
 
 
 @pytest.mark.parametrize("opener", ["<!-- review notes --><!--\n-->", "<!-- a --> <!--\ntext -->"])
@@ -62,14 +68,7 @@ def test_a_comment_opened_by_raw_html_hides_what_follows_from_the_check_too(
     # `<!-- a --><!--` ends a comment block whose line is raw HTML: its second `<!--` opens a comment
     # in the HTML that a `-->` in the markdown after it cannot close (it is text, escaped), so GitHub
     # shows "This page intentionally left blank." alone; the check read the item after it and passed
-    head, body = research_item().split("\n# ", 1)
-    title, body = body.split("\n", 1)
-    blank = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n{opener}\n{body}"
-    result, check_run = _gate(tmp_path, events_dir, github, blank)
-    assert check_run["conclusion"] == "failure"
-    presence = _dimension(result, "section_presence")
-    assert presence["score"] == 1
-    assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+    _blank_page_fails(tmp_path, events_dir, github, lambda body: f"{opener}\n{body}")
 
 
 @pytest.mark.parametrize(("opener", "closer"), [("<![CDATA[", "]]>"), ("<div>", "</div>")])
@@ -79,15 +78,11 @@ def test_sections_inside_an_html_block_fail_the_check(
     # an HTML block's lines are raw HTML, never markdown: `<div>` with no blank line after it shows
     # "## Findings" and the rest as one run of text, and `<![CDATA[` (a comment to a browser) shows
     # nothing; before, the check read the sections, lists and table inside and passed
-    head, body = research_item().split("\n# ", 1)
-    title, body = body.split("\n", 1)
-    packed = "\n".join(line for line in body.splitlines() if line.strip())
-    wrapped = f"{head}\n# {title}\n\nThis page intentionally left blank.\n\n{opener}\n{packed}\n{closer}\n"
-    result, check_run = _gate(tmp_path, events_dir, github, wrapped)
-    assert check_run["conclusion"] == "failure"
-    presence = _dimension(result, "section_presence")
-    assert presence["score"] == 1
-    assert any("missing required section ## Findings" in f["message"] for f in presence["findings"])
+    def wrap(body: str) -> str:
+        packed = "\n".join(line for line in body.splitlines() if line.strip())
+        return f"{opener}\n{packed}\n{closer}\n"
+
+    _blank_page_fails(tmp_path, events_dir, github, wrap)
 
 
 def test_an_acronym_written_with_a_zero_width_space_fails_the_check(
