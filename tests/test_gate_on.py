@@ -199,6 +199,24 @@ def test_a_document_reached_through_a_symlink_is_compared_with_the_base_version_
     assert code == 0
 
 
+def test_a_link_the_change_points_elsewhere_has_no_base_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The base's link led to one draft; the change points it at another, as bad: the document now
+    read through it is not the one the base had there, so every finding is new."""
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write({"Research/drafts/d.md": OLD_ITEM, "Research/other/d.md": OLD_ITEM})
+    repo.symlink("Research/completed/linked", "../drafts")
+    base = repo.commit("base")
+    repo.symlink("Research/completed/linked", "../other")
+    repo.commit("point the link elsewhere", {"Research/other/d.md": TYPO_FIXED})
+
+    code, report = _check(repo, capsys, "Research/completed/linked/d.md", "--gate-on", "new", "--base", base)
+    (result,) = report["results"]
+    assert code == 1 and result["verdict"] == "FAIL" and result["gate_on"]["new_findings"] == 3
+    assert "leads to 'Research/drafts/d.md' at the base commit" in result["gate_on"]["note"]
+
+
 def test_a_second_copy_of_an_old_finding_is_new_and_is_the_copy_the_change_added(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,17 @@ def base_of_event(event_name: str, repo: Path, base: str | None, head: str | Non
     return base
 
 
+@dataclass(frozen=True)
+class _Wanted:
+    """Where a target is looked for at the base commit (`path`; None: nowhere, and `note` says why),
+    its path in the workspace (`rel`) and the file that path leads to there (`real`)."""
+
+    path: str | None
+    note: str = ""
+    rel: str = ""
+    real: str | None = None
+
+
 class GitBaseline:
     """Each target's version at `sha` in the repository `repo` (see the module), written into a
     private directory removed by `close`. `changed`: the change's files under `paths` (status and old
@@ -123,95 +135,113 @@ class GitBaseline:
 
     def versions(self, targets: Sequence[Target]) -> list[BaseVersion]:
         """Each target's base version, in order (never raises for one document: a version that
-        cannot be read is a note, and the document is compared with nothing)."""
-        wanted: list[tuple[str | None, str]] = [self._base_path(t) for t in targets]
-        blobs = self._resolve([path for path, _note in wanted if path is not None])
-        contents = _read_blobs(
-            self.repo, sorted({oid for oid, size in blobs.values() if oid and size <= self.max_bytes})
-        )
-        out = []
-        for index, (target, (path, note)) in enumerate(zip(targets, wanted, strict=True)):
-            if path is None:
-                out.append(BaseVersion(None, note=note))
-                continue
-            oid, size = blobs.get(path, (None, 0))
-            data = contents.get(oid) if oid is not None else None
-            if oid is None or (data is None and size <= self.max_bytes):
-                note = f"no file {path!r} at the base commit {self._sha[:12]}: every finding is new"
-                out.append(BaseVersion(None, note=note))
-            elif size > self.max_bytes:
-                out.append(
-                    BaseVersion(
-                        path, note=f"its base version is {size} bytes, over the {self.max_bytes}-byte limit"
-                    )
-                )
-            else:
-                assert data is not None  # read: the first branch takes a blob that was not
-                out.append(self._written(index, target, path, data))
-        return out
+        cannot be read is a note, and the document is compared with nothing). The blobs are read
+        in one `git cat-file --batch`."""
+        wanted = [self._base_path(t) for t in targets]
+        found = {w.path: self._lookup(w.path) for w in wanted if w.path is not None}
+        readable = {oid for oid, size, _ in found.values() if oid is not None and size <= self.max_bytes}
+        contents = _read_blobs(self.repo, sorted(readable))
+        return [
+            self._version(i, t, w, found, contents)
+            for i, (t, w) in enumerate(zip(targets, wanted, strict=True))
+        ]
 
-    def _written(self, index: int, target: Target, path: str, data: bytes) -> BaseVersion:
+    def _version(
+        self,
+        index: int,
+        target: Target,
+        wanted: _Wanted,
+        found: dict[str, tuple[str | None, int, str]],
+        contents: dict[str, bytes],
+    ) -> BaseVersion:
+        if wanted.path is None:
+            return BaseVersion(None, note=wanted.note)
+        oid, size, resolved = found[wanted.path]
+        at = f"at the base commit {self._sha[:12]}"
+        if oid is None or (size <= self.max_bytes and oid not in contents):
+            return BaseVersion(None, note=f"no file {wanted.path!r} {at}: every finding is new")
+        linked = resolved != wanted.path or wanted.real != wanted.rel
+        if linked and resolved != wanted.real:
+            # a link the change made or moved: the file it leads to now is not the one it led to
+            note = f"{wanted.path!r} leads to {resolved!r} {at}, not to this file: every finding is new"
+            return BaseVersion(None, note=note)
+        if size > self.max_bytes:
+            note = f"its base version is {size} bytes, over the {self.max_bytes}-byte limit"
+            return BaseVersion(wanted.path, note=note)
+        data = contents[oid]
         try:
             if target.path.is_file() and target.path.read_bytes() == data:
-                return BaseVersion(path, same=True)
+                return BaseVersion(wanted.path, same=True)
         except OSError:
             pass  # the document's own read reports it
         file = self.scratch / f"{index}.md"
         file.write_bytes(data)
-        return BaseVersion(path, file)
+        return BaseVersion(wanted.path, file)
 
-    def _base_path(self, target: Target) -> tuple[str | None, str]:
-        """The target's path at the base commit, or None and why it has none."""
+    def _base_path(self, target: Target) -> _Wanted:
+        """Where to look for the target at the base commit, or why not to."""
         absolute = Path(os.path.abspath(target.path))
         if not absolute.is_relative_to(self.repo):
-            return None, "outside the repository: no base version"
+            return _Wanted(None, "outside the repository: no base version")
         rel = absolute.relative_to(self.repo).as_posix()
+        try:
+            real: str | None = target.path.resolve().relative_to(self.repo).as_posix()
+        except (OSError, ValueError):
+            real = None
         change = self.changed.get(rel)
         if change is None or change.status == "modified":
-            return rel, ""
+            return _Wanted(rel, "", rel, real)
         if change.status == "renamed" and change.old_path is not None:
             old = change.old_path
             if path_matches(old, self.paths) or not path_matches(rel, self.paths):
-                return old, ""
-            return None, f"renamed into the paths glob from {old!r}: new to the gate, every finding is new"
-        return None, "new in this change: every finding is new"
+                return _Wanted(old, "", rel, real)
+            return _Wanted(
+                None, f"renamed into the paths glob from {old!r}: new to the gate, every finding is new"
+            )
+        return _Wanted(None, "new in this change: every finding is new")
 
-    def _resolve(self, paths: list[str]) -> dict[str, tuple[str | None, int]]:
-        """path -> (object name, size) of the regular file it names at the base commit, following
-        symlinks inside the tree; (None, 0) for anything else."""
-        return {path: self._lookup(path) for path in paths}
-
-    def _lookup(self, path: str) -> tuple[str | None, int]:
-        """Walk the base commit's trees, one name at a time, as the kernel walks a path: a symlink
-        (a link to a file, or a linked directory on the way) is read and followed from where it is,
-        within the tree only, at most _MAX_LINKS times."""
+    def _lookup(self, path: str) -> tuple[str | None, int, str]:
+        """(object name, size, the path it resolves to) of the regular file `path` names at the base
+        commit; (None, 0, path) for anything else. The base commit's trees are walked one name at a
+        time, as the kernel walks a path: a symlink (a link to a file, or a linked directory on the
+        way) is read and followed from where it is, within the tree only, at most _MAX_LINKS times."""
         parts, tree, links = path.split("/"), self._sha, 0
         done: list[str] = []  # the names walked so far: where a link's relative target starts
+        folder = "/".join(parts[:-1])
+        if folder and self._tree(f"{self._sha}:{folder}", missing_ok=True):
+            # the usual case: the document's directory is a tree (no link on the way), listed at once
+            parts, done, tree = parts[-1:], parts[:-1], f"{self._sha}:{folder}"
         while parts:
             entry = self._tree(tree).get(parts[0])
             if entry is None:
-                return None, 0
+                return None, 0, path
             mode, oid, size = entry
             if mode == _SYMLINK_MODE:
                 links += 1
                 target = os.fsdecode(_read_blobs(self.repo, [oid]).get(oid, b""))
                 joined = posixpath.normpath(posixpath.join("/".join(done), target))
                 if links > _MAX_LINKS or target.startswith("/") or joined == ".." or joined.startswith("../"):
-                    return None, 0  # a loop, or out of the tree: not the repository's file
+                    return None, 0, path  # a loop, or out of the tree: not the repository's file
                 parts, done, tree = [*(joined.split("/") if joined != "." else []), *parts[1:]], [], self._sha
             elif len(parts) == 1:
-                return (oid, size) if mode in _FILE_MODES else (None, 0)
+                return (oid, size, "/".join([*done, parts[0]])) if mode in _FILE_MODES else (None, 0, path)
             elif mode == _TREE_MODE:
                 parts, done, tree = parts[1:], [*done, parts[0]], oid
             else:
-                return None, 0  # a file, or a submodule, where a directory should be
-        return None, 0  # the path names the top of the tree
+                return None, 0, path  # a file, or a submodule, where a directory should be
+        return None, 0, path  # the path names the top of the tree
 
-    def _tree(self, treeish: str) -> dict[str, tuple[bytes, str, int]]:
+    def _tree(self, treeish: str, *, missing_ok: bool = False) -> dict[str, tuple[bytes, str, int]]:
         """name -> (mode, object name, size) of every entry of one tree (a commit: its top tree),
-        listed once per run with `git ls-tree -z` (names exactly as git stores them)."""
+        listed once per run with `git ls-tree -z` (names exactly as git stores them). `missing_ok`:
+        a `COMMIT:PATH` that names no tree (a symlink on the way, no such directory) is empty."""
         if treeish not in self._trees:
-            raw = git_bytes(self.repo, "ls-tree", "-l", "-z", "--end-of-options", treeish)
+            try:
+                raw = git_bytes(self.repo, "ls-tree", "-l", "-z", "--end-of-options", treeish)
+            except ChangeDetectionError:
+                if not missing_ok:
+                    raise
+                raw = b""
             entries = {}
             for record in raw.split(b"\0"):
                 if record:

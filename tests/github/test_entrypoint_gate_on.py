@@ -186,3 +186,21 @@ def test_a_judged_score_that_drops_against_the_base_fails_and_one_that_stays_low
     assert "existed before this change: floor: epistemic\\_labeling 2 &lt; 3" in run.summary
     assert "**executive\\_summary\\_first\\_sentence** score 2 (4 at the base)" in run.summary
     assert run.results is not None and run.results["summary"]["judge_calls"] == 4  # both versions of both
+
+
+def test_a_pull_request_cannot_loosen_its_own_gate_on(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    """gate-on is policy: the base commit's `gate-on: all` decides, the pull request's `new` is
+    reported as a policy change that applies after merge."""
+    ws = _pull_request(
+        tmp_path,
+        {ITEM: OLD_ITEM, ".evalgate.yml": "gate-on: all\n"},
+        {ITEM: TYPO_FIXED, ".evalgate.yml": "gate-on: new\n"},
+    )
+    run = _run_pr(tmp_path, events_dir, ws, github)
+
+    assert run.returncode == 1 and _result(run)["verdict"] == "FAIL"
+    assert run.results is not None
+    assert run.results["summary"]["gate_on"] == {"mode": "all", "why": "gate-on in the configuration"}
+    assert "gate-on: all → new" in run.results["policy_changes"]
