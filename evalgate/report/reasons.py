@@ -77,7 +77,8 @@ def decided_briefs(result: FileResult) -> list[str]:
     its score), or for a pass every rule passed. Without a decision: the failing dimensions."""
     if result.decision is None:
         return [f"{d.id} ({'—' if d.score is None else d.score})" for d in result.failing_dimensions]
-    existed = [f"{EXISTED}: {brief}" for brief in existed_briefs(result)]
+    before = existed_briefs(result)
+    existed = [f"{EXISTED}: {', '.join(before)}"] if before else []
     if not result.decision.failed:
         return passed_briefs(result) + existed
     return list(dict.fromkeys(c.brief for c in result.decision.failed)) + existed
