@@ -5,6 +5,7 @@ notices; the check run, the summary, the comment and the results file say which 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -204,3 +205,22 @@ def test_a_pull_request_cannot_loosen_its_own_gate_on(
     assert run.results is not None
     assert run.results["summary"]["gate_on"] == {"mode": "all", "why": "gate-on in the configuration"}
     assert "gate-on: all → new" in run.results["policy_changes"]
+
+
+def test_a_merge_group_gates_on_new_findings_against_its_base(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    ws = _pull_request(tmp_path, {ITEM: OLD_ITEM}, {ITEM: ONE_MORE})
+    assert ws.merge is not None
+    event = tmp_path / "merge_group.json"
+    group = {"base_sha": ws.base, "head_sha": ws.merge, "head_ref": "refs/heads/gh-readonly-queue/main/pr-7"}
+    event.write_text(json.dumps({"action": "checks_requested", "merge_group": group}))
+    run = _run_action(tmp_path, ws, "merge_group", event, github.url, {}, ws.merge)
+
+    assert run.returncode == 1 and _result(run)["gate_on"]["new_findings"] == 1
+    assert (
+        run.results is not None and run.results["summary"]["gate_on"]["why"] == "the default on merge_group"
+    )
+    assert [a["start_line"] for a in _annotations(github) if a["annotation_level"] == "failure"] == [
+        line_of(ONE_MORE, "SBOM")
+    ]
