@@ -97,9 +97,7 @@ def _base_score(base: DimensionResult | None) -> int | None:
     return base.score
 
 
-def _dimension_reason(
-    check: RuleCheck, head: DimensionResult | None, base: DimensionResult | None
-) -> str | None:
+def _dimension_reason(head: DimensionResult | None, base: DimensionResult | None) -> str | None:
     """Why a failed rule about one dimension counts under `new` (None: it does not count)."""
     was = _base_score(base)
     if head is None:
@@ -164,7 +162,7 @@ def against_base(head: FileResult, base: FileResult, base_sha: str, base_path: s
         if check.rule in _ALWAYS_COUNTED:
             reason: str | None = ""
         elif check.dimension is not None:
-            reason = _dimension_reason(check, by_id.get(check.dimension), base_dims.get(check.dimension))
+            reason = _dimension_reason(by_id.get(check.dimension), base_dims.get(check.dimension))
         else:
             reason = _file_reason(check, head, base)
         if reason is None:

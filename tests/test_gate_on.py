@@ -403,3 +403,30 @@ def test_a_line_shift_makes_no_finding_new_on_any_corpus_item(
     assert new == {}
     assert {r["verdict"] for r in report["results"]} == {"PASS"} and code == 0
     assert report["summary"]["gate_on"]["existing_findings"] > 1000
+
+
+def test_an_unchanged_base_version_is_neither_judged_again_nor_counted_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base = _repo(tmp_path, {ITEM: research_item()})
+    renamed = "Research/completed/2026-11-01-renamed.md"
+    repo.rename(ITEM, renamed)  # a pure rename: the base version is byte for byte the document
+    repo.commit("rename")
+    log = tmp_path / "calls.log"
+
+    code, report = _check(
+        repo,
+        capsys,
+        renamed,
+        "--judge",
+        _judge(tmp_path, log),
+        "--no-cache",
+        "--gate-on",
+        "new",
+        "--base",
+        base,
+    )
+    (result,) = report["results"]
+    assert result["gate_on"]["base_path"] == ITEM and "base_judges" not in result["gate_on"]
+    assert len(log.read_text().splitlines()) == 1 and report["summary"]["judge_calls"] == 1
+    assert result["gate_on"]["base_scores"]["executive_summary_first_sentence"] == 4 and code == 0

@@ -12,7 +12,7 @@ judged before).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -73,8 +73,8 @@ def _compared(
 ) -> FileResult:
     if version is None or version.path is None:
         return without_base(head, base_sha, None, version.note if version else "no base version")
-    if version.same:
-        return against_base(head, head, base_sha, version.path)
+    if version.same:  # the document's own result stands for its base version, judged once
+        return against_base(head, replace(head, judges=()), base_sha, version.path)
     if version.file is None:
         return without_base(head, base_sha, version.path, version.note or "its base version was not read")
     return against_base(head, next(bases), base_sha, version.path)
