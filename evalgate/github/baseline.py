@@ -12,7 +12,8 @@ A document's version is read from the base commit's objects with git (`ls-tree -
 private directory outside it for the run to evaluate. Its path there is the document's own, or for
 a rename the old path when that path is under `paths` too; a document added by the change, or
 renamed into `paths` from outside it, has no version to compare with (every finding is new). A
-path through a symlink is followed as git stores it, inside the tree only.
+path through a symlink is followed as git stores it, inside the tree only, and must lead to the file
+it leads to in the checkout (a link the change points elsewhere: no version to compare with).
 """
 
 from __future__ import annotations
