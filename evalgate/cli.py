@@ -12,14 +12,27 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalgate import __version__
-from evalgate.config import ConfigError, add_run_options, config_from_args, config_json_schema, load_config
+from evalgate.config import (
+    Config,
+    ConfigError,
+    add_run_options,
+    config_from_args,
+    config_json_schema,
+    load_config,
+)
 from evalgate.report.render import FORMATS, render
-from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, FileResult, exit_code
+from evalgate.results import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, FileResult, GateOn, exit_code
 from evalgate.rubric import RubricError, load_rubric, rubric_json_schema
+
+if TYPE_CHECKING:
+    from evalgate.github.baseline import GitBaseline
 
 
 class UsageError(Exception):
@@ -44,6 +57,13 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--format", choices=FORMATS, default="text")
     check.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     check.add_argument("-v", "--verbose", action="store_true", help="text: show every dimension")
+    check.add_argument(
+        "--gate-on",
+        choices=("new", "all"),
+        help="new: fail only on what differs from --base (findings the change adds, judged scores "
+        "that drop); all: every finding (the default)",
+    )
+    check.add_argument("--base", metavar="REV", help="with --gate-on new: the commit to compare with")
 
     prompt = sub.add_parser("prompt", help="print the rendered judge prompt for a file")
     prompt.add_argument("file")
@@ -147,10 +167,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         def each(result: FileResult) -> None:
             lines.append(result_line(result))
 
-    try:
-        report = run(config, paths, progress=update, each=each if args.format == "json" else None)
-    finally:
-        stop()
+    with _gate_on(args, config) as (baseline, gate_on):
+        try:
+            report = run(
+                config,
+                paths,
+                progress=update,
+                each=each if args.format == "json" else None,
+                baseline=baseline,
+            )
+        finally:
+            stop()
+    if gate_on is not None:
+        report = replace(report, gate_on=gate_on)
     if config.history:
         from evalgate.validity.history import record_run
 
@@ -173,6 +202,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         sys.stdout.writelines(pieces)
     return exit_code(report)
+
+
+@contextmanager
+def _gate_on(args: argparse.Namespace, config: Config) -> Iterator[tuple[GitBaseline | None, GateOn | None]]:
+    """`--gate-on new --base REV`: each document's version at REV, to compare with (removed after the
+    run); otherwise no baseline, and the mode to state when one was asked for."""
+    mode = args.gate_on or config.gate_on
+    if mode != "new":
+        if args.base:
+            raise UsageError("--base REV is the commit --gate-on new compares with; add --gate-on new")
+        yield None, GateOn("all", "--gate-on all") if mode == "all" else None
+        return
+    if not args.base:
+        if args.gate_on == "new":
+            raise UsageError(
+                "--gate-on new compares each document with its version at a commit: give --base REV"
+            )
+        yield None, GateOn("all", "gate-on: new in the configuration needs --base REV on the command line")
+        return
+    from evalgate.discover import repository_root
+    from evalgate.github.baseline import GitBaseline
+    from evalgate.github.changes import ChangeDetectionError, resolve_commit
+
+    repo = repository_root(Path.cwd())
+    why = "--gate-on new" if args.gate_on else "gate-on in the configuration"
+    try:
+        sha = resolve_commit(repo, args.base)
+        baseline = GitBaseline(
+            repo, sha, why, paths=config.paths, max_bytes=int(config.max_file_mb * 1024 * 1024)
+        )
+    except ChangeDetectionError as exc:
+        raise UsageError(f"--base {args.base}: {exc}") from None
+    with baseline:
+        yield baseline, None
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:

@@ -82,6 +82,10 @@ class Config:
     cache_dir: str = ".evalgate-cache"
     record_dir: str | None = None
     on_judge_error: Literal["fail", "skip"] = "fail"
+    # which findings a verdict counts: `new`, those the change makes (against the base commit); `all`.
+    # Unset: `new` on pull_request and merge_group, `all` elsewhere (docs/action.md, "Gate on what
+    # the change makes worse")
+    gate_on: Literal["new", "all"] | None = None
     judge_timeout: Annotated[float, POSITIVE] = 600.0
     max_file_mb: Annotated[float, Constraint(gt=0)] = 5.0
     # seconds the structural pass may spend on one document before it is stopped and reported as an

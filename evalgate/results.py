@@ -37,12 +37,25 @@ class Finding:
     A notice (`notice=True`) is worth a reader's look but did not lower the score: a check reports
     it beside its findings (e.g. a Sources box that contradicts the body), and reports show it as a
     notice (the check run's `notice` annotation level, SARIF `note`), whatever the dimension scored.
+
+    `rule` names which of its dimension's rules the finding breaks (`unexpanded`, `missing_section`),
+    set by the check. With the dimension and the message it makes the finding's fingerprint, which
+    `gate-on: new` compares with the base version's (evalgate/gate_on.py): `key`, when the check sets
+    it, stands in for the message there (a message that numbers or counts things, "Key Finding 3
+    has 12 words", whose numbers move when a line is inserted). `anchor` is a digest of the text of
+    the lines the finding points at (set by `checks.run_check`), used only to tell which of several
+    findings with one fingerprint are the new ones. `existed`: the base version had this finding,
+    so under `gate-on: new` it is reported as a notice ("existed before this change").
     """
 
     line: int
     message: str
     end_line: int | None = None
     notice: bool = False
+    rule: str = ""
+    key: str | None = None
+    anchor: str = field(default="", compare=False)
+    existed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "message": self.message}
@@ -50,6 +63,10 @@ class Finding:
             out["end_line"] = self.end_line
         if self.notice:
             out["level"] = "notice"
+        if self.rule:
+            out["rule"] = self.rule
+        if self.existed:
+            out["existed"] = True
         return out
 
 
@@ -256,6 +273,48 @@ class Decision:
         return out
 
 
+GateOnMode = Literal["new", "all"]
+
+
+@dataclass(frozen=True)
+class AgainstBase:
+    """A file judged under `gate-on: new`: what it was compared with at the base commit, and what
+    the change made worse (evalgate/gate_on.py decides it).
+
+    `new` counts the findings the base version does not have, `existing` those it has too (reported
+    as notices). `existed_rules` are the rules the file fails that its base version failed as well,
+    and no worse: reported, never counted. `base_path` is the document's path at the base commit
+    (another path for a rename); None when it has no version there, and then `note` says why and
+    every finding is new. `base_calls` are the judge calls that scored the base version."""
+
+    base_sha: str
+    base_path: str | None
+    new: int = 0
+    existing: int = 0
+    base_mean: float | None = None
+    base_scores: tuple[tuple[str, int | None], ...] = ()
+    existed_rules: tuple[RuleCheck, ...] = ()
+    note: str | None = None
+    base_calls: tuple[JudgeCall, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mode": "new",
+            "base": self.base_sha,
+            "base_path": self.base_path,
+            "new_findings": self.new,
+            "existing_findings": self.existing,
+            "base_mean": None if self.base_mean is None else round(self.base_mean, 3),
+            "base_scores": dict(self.base_scores),
+            "existed_rules": [c.to_json() for c in self.existed_rules],
+        }
+        if self.note is not None:
+            out["note"] = self.note
+        if self.base_calls:
+            out["base_judges"] = [j.to_json() for j in self.base_calls]
+        return out
+
+
 @dataclass(frozen=True)
 class FileResult:
     """The verdict on one file, with every dimension that led to it."""
@@ -272,6 +331,7 @@ class FileResult:
     band: str | None = None
     reasons: tuple[str, ...] = ()  # why the gate decided as it did, in words (the failed checks' texts)
     decision: Decision | None = None  # the same, as data (None on results made without the gate)
+    against_base: AgainstBase | None = None  # under `gate-on: new`: the comparison that decided
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -308,6 +368,8 @@ class FileResult:
             out["band"] = self.band
         if self.decision is not None:
             out["decision"] = self.decision.to_json()
+        if self.against_base is not None:
+            out["gate_on"] = self.against_base.to_json()
         return out
 
 
@@ -344,6 +406,21 @@ class RubricRef:
 
 
 @dataclass(frozen=True)
+class GateOn:
+    """Which findings a run's verdicts count (`gate-on`), and why that mode: `new`, what the change
+    made worse against `base_sha`; `all`, every finding (evalgate/gate_on.py)."""
+
+    mode: GateOnMode
+    why: str  # "the default on pull_request", "the gate-on input", "gate-on in .evalgate.yml", ...
+    base_sha: str | None = None
+
+    def describe(self) -> str:
+        """`gate-on: new (the default on pull_request), against base commit 1a2b3c4d5e6f`."""
+        against = f", against base commit {self.base_sha[:12]}" if self.base_sha else ""
+        return f"gate-on: {self.mode} ({self.why}){against}"
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything one run decided: the rubric it used and a result per file."""
 
@@ -357,6 +434,8 @@ class Report:
     policy_changes: tuple[str, ...] = ()
     # in the action: the changed files under the root of `paths` that were not evaluated, with the reason
     not_evaluated: tuple[NotEvaluated, ...] = ()
+    # which findings the verdicts count (None: not stated, every finding, as `evalgate check` by default)
+    gate_on: GateOn | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -371,7 +450,8 @@ class Report:
         skipped = sorted({d for r in self.results for d in r.skipped})
         unverified = sum(d.unverified_evidence for r in self.results for d in r.dimensions)
         calls = [j for r in self.results for j in r.judges]
-        return {
+        calls += [j for r in self.results if r.against_base for j in r.against_base.base_calls]
+        out: dict[str, Any] = {
             "verdict": self.verdict.value,
             "evaluated": len(self.results),
             "passed": counts["PASS"],
@@ -386,6 +466,21 @@ class Report:
             "cost_usd": round(sum(j.cost_usd or 0.0 for j in calls), 6),
             "notes": list(self.notes),
         }
+        if self.gate_on is not None:
+            out["gate_on"] = self.gate_on_summary()
+        return out
+
+    def gate_on_summary(self) -> dict[str, Any]:
+        """The mode, why, the base commit and (under `new`) how many findings are new and how many
+        existed before this change, over every file compared."""
+        assert self.gate_on is not None
+        out: dict[str, Any] = {"mode": self.gate_on.mode, "why": self.gate_on.why}
+        if self.gate_on.mode == "new":
+            compared = [r.against_base for r in self.results if r.against_base is not None]
+            out["base"] = self.gate_on.base_sha
+            out["new_findings"] = sum(c.new for c in compared)
+            out["existing_findings"] = sum(c.existing for c in compared)
+        return out
 
     def to_json(self, *, results: list[Any] | None = None) -> dict[str, Any]:
         """`results`: what to put in place of the results' own to_json() (the JSON report's lines,

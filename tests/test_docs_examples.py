@@ -80,3 +80,25 @@ def test_every_example_workflow_pins_the_copilot_model() -> None:
         if any(not re.fullmatch(r"copilot:[\w.-]+", s) for s in found)
     }
     assert not bare, bare
+
+
+def test_the_existing_corpus_example_gates_pull_requests_and_the_merge_queue_on_new_findings() -> None:
+    """docs/workflows/evalgate-existing-corpus.yml, read by the action's own input parser: its
+    `gate-on: new` holds on both of its triggers, whatever `.evalgate.yml` says."""
+    from evalgate.github.action import read_inputs
+    from evalgate.github.baseline import choose_mode
+
+    path = ROOT / "docs" / "workflows" / "evalgate-existing-corpus.yml"
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    triggers = set(workflow[True])  # YAML 1.1 reads the key `on` as True
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    (action,) = [step for step in steps if step.get("uses", "").startswith("OWNER/evalgate@")]
+    given = {name: str(value) for name, value in action["with"].items() if "${{" not in str(value)}
+    inputs = read_inputs({f"INPUT_{name.upper()}": value for name, value in given.items()})
+    assert triggers == {"pull_request", "merge_group"} and inputs.gate_on == "new"
+    assert all(choose_mode(trigger, inputs.gate_on, "all")[0] == "new" for trigger in triggers)
+    (checkout,) = [step for step in steps if step.get("uses", "").startswith("actions/checkout@")]
+    assert checkout["with"]["fetch-depth"] == 0  # the base commit's objects must be there
+    assert "workflows/evalgate-existing-corpus.yml" in (ROOT / "docs" / "action.md").read_text(
+        encoding="utf-8"
+    )

@@ -161,7 +161,9 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
         (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     first_call = threading.Event()
     waited: list[bool] = []
-    real_read = evalgate.run.read_document
+    import evalgate.run.structural  # where the structural pass reads and checks a document
+
+    real_read = evalgate.run.structural.read_document
 
     def read(path: Path, **kwargs):
         if path.name == "c.md":
@@ -172,7 +174,7 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
         first_call.set()
         return ServerReply(text=table(4, f'"{quote}"'))
 
-    monkeypatch.setattr(evalgate.run, "read_document", read)
+    monkeypatch.setattr(evalgate.run.structural, "read_document", read)
     with ModelServer(respond) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         config = Config(judges=("openai:m",), cache=False, jobs=2, root=str(tmp_path))
@@ -193,7 +195,9 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
     for name in ("a.md", "b.md", "c.md"):
         (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     events: list[tuple[str, str]] = []
-    real_check, real_submit = evalgate.run.run_check, DocumentJudging.submit
+    import evalgate.run.structural  # where the structural pass reads and checks a document
+
+    real_check, real_submit = evalgate.run.structural.run_check, DocumentJudging.submit
 
     def check(dimension_id, document, **kwargs):
         events.append(("check", Path(document.path).name))
@@ -203,7 +207,7 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
         events.append(("submit", Path(document.path).name))
         return real_submit(self, document)
 
-    monkeypatch.setattr(evalgate.run, "run_check", check)
+    monkeypatch.setattr(evalgate.run.structural, "run_check", check)
     monkeypatch.setattr(DocumentJudging, "submit", submit)
     with ModelServer(Recorder(table(4, f'"{quote}"'))) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalgate.document",),
     ("evalgate.checks",),
     ("evalgate.judging",),
-    ("evalgate.gate", "evalgate.report"),
+    ("evalgate.gate", "evalgate.gate_on", "evalgate.report"),
     ("evalgate.run",),
     ("evalgate.fix",),
     ("evalgate.validity",),

@@ -13,8 +13,9 @@ becomes an error value naming the check, never a crash of the run.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import import_module
 from typing import Any
@@ -64,10 +65,16 @@ def registry() -> dict[str, CheckFn]:
 
 
 def run_check(
-    dimension_id: str, document: Document, *, hard_fail: bool = False, params: CheckParams | None = None
+    dimension_id: str,
+    document: Document,
+    *,
+    hard_fail: bool = False,
+    params: CheckParams | None = None,
+    anchors: bool = False,
 ) -> DimensionResult:
     """Run one deterministic check with its rubric params (None: its defaults); any exception becomes
-    an error value for that dimension."""
+    an error value for that dimension. `anchors`: give each finding its `anchor` (`gate-on: new`
+    needs them; a run that compares nothing does not pay for them)."""
     if dimension_id not in _MODULES:
         return DimensionResult(
             id=dimension_id,
@@ -88,11 +95,23 @@ def run_check(
             error=f"check {dimension_id} failed: {type(exc).__name__}: {exc}",
             hard_fail=hard_fail,
         )
+    findings = (anchored(document, f) for f in outcome.findings) if anchors else outcome.findings
     return DimensionResult(
         id=dimension_id,
         kind="deterministic",
         status=Status.SCORED,
         score=outcome.score,
-        findings=tuple(sorted(outcome.findings, key=lambda f: (f.line, f.message))),
+        findings=tuple(sorted(findings, key=lambda f: (f.line, f.message))),
         hard_fail=hard_fail,
     )
+
+
+def anchored(document: Document, finding: Finding) -> Finding:
+    """The finding with its `anchor`: a digest of the file's text on the lines it points at, white
+    space folded. Under `gate-on: new` it tells which of several findings that share a fingerprint
+    are the new ones (the row a change added, not an old one above it); it never decides that a
+    finding is new (evalgate/gate_on.py)."""
+    last = max(finding.end_line or finding.line, finding.line)
+    text = " ".join(" ".join(document.file_line(n).split()) for n in range(finding.line, last + 1))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return replace(finding, anchor=digest)

@@ -356,7 +356,7 @@ def check(document: Document, params: AcronymExpansionParams | None = None) -> C
     """The acronym_expansion dimension: a score on the rubric's 1-5 anchors and one finding per problem."""
     sections = params.sections if params is not None else ()
     problems = find_problems(document, with_params(params), sections=sections)
-    findings = tuple(Finding(p.line, p.message) for p in problems)
+    findings = tuple(Finding(p.line, p.message, rule=p.kind) for p in problems)
     score = score_for(problems)
     if document.disguised:  # invisible characters or look-alike letters in a word (checks.readable)
         findings += disguise_findings(document)

@@ -69,13 +69,17 @@ def check(document: Document, params: None = None) -> CheckOutcome:
     try:
         item = load_item(document.text, document.path or "input")
     except InputItemError as exc:
-        return CheckOutcome(0, (Finding(1, str(exc)),))
+        return CheckOutcome(0, (Finding(1, str(exc), rule="unreadable_item"),))
     reply = item.get("reply")
     if not isinstance(reply, str):
-        return CheckOutcome(0, (Finding(1, "the item has no reply text to check"),))
+        return CheckOutcome(0, (Finding(1, "the item has no reply text to check", rule="no_reply"),))
     supported = tool_amounts(item.get("tool_results"))
     findings = tuple(
-        Finding(_line_of(document, written), f"{written} appears in no tool result with currency {currency}")
+        Finding(
+            _line_of(document, written),
+            f"{written} appears in no tool result with currency {currency}",
+            rule="unsupported_amount",
+        )
         for currency, amount, written in reply_amounts(reply)
         if (currency, amount) not in supported
     )

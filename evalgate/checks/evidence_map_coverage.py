@@ -223,7 +223,8 @@ def check(document: Document, params: EvidenceMapCoverageParams | None = None) -
     p = params or DEFAULTS
     if document.evidence_map is None:
         section = document.find_section("evidence map")
-        return CheckOutcome(1, (Finding(section.line if section else 1, "no Evidence Map table found"),))
+        line = section.line if section else 1
+        return CheckOutcome(1, (Finding(line, "no Evidence Map table found", rule="no_evidence_map"),))
     rows = tuple(r for r in document.evidence_rows if any(c.strip() for c in r.cells))
     findings: list[Finding] = []
     matched = match_rows(document.key_findings, rows, p.match_threshold, p.order_threshold)
@@ -239,6 +240,8 @@ def check(document: Document, params: EvidenceMapCoverageParams | None = None) -
                 kf.line,
                 f"Key Finding {kf.number} has no matching Evidence Map row{_share_note(p)}",
                 end_line=kf.end_line,
+                rule="uncovered_finding",
+                key="",  # the number moves when a finding is inserted above: counted by rule
             )
         )
     weak = 0
@@ -250,7 +253,7 @@ def check(document: Document, params: EvidenceMapCoverageParams | None = None) -
             problems.append("its claim cell does not begin with [fact], [inference] or [assumption]")
         if problems:
             weak += 1
-            findings.append(Finding(row.line, "Evidence Map row: " + "; ".join(problems)))
+            findings.append(Finding(row.line, "Evidence Map row: " + "; ".join(problems), rule="weak_row"))
     return CheckOutcome(score(missing, weak), tuple(findings))
 
 

@@ -51,7 +51,7 @@ def check(document: Document, params: KeyFindingWordCountParams | None = None) -
     findings_list = document.key_findings
     if section is None or not findings_list:
         line = section.line if section is not None else 1
-        return CheckOutcome(1, (Finding(line, "no Key Findings list found"),))
+        return CheckOutcome(1, (Finding(line, "no Key Findings list found", rule="no_key_findings"),))
     findings: list[Finding] = []
     short = 0
     for kf in findings_list:
@@ -63,13 +63,18 @@ def check(document: Document, params: KeyFindingWordCountParams | None = None) -
                     kf.line,
                     f"Key Finding {kf.number} has {words} words in its claim; {min_words} are required",
                     end_line=kf.end_line,
+                    rule="short_claim",
+                    key="",  # its number and count move with edits that make nothing worse
                 )
             )
     count = len(findings_list)
     if not min_findings <= count <= max_findings:
         findings.append(
             Finding(
-                section.line, f"{count} Key Findings; the protocol asks for {min_findings}-{max_findings}"
+                section.line,
+                f"{count} Key Findings; the protocol asks for {min_findings}-{max_findings}",
+                rule="finding_count",
+                key="",  # a count: one such finding at most; a worse count lowers the score
             )
         )
     return CheckOutcome(score(count, short, min_findings, max_findings), tuple(findings))

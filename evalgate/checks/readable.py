@@ -29,6 +29,10 @@ def disguise_findings(document: Document) -> tuple[Finding, ...]:
             what += " from another script"
             why = f'it reads as "{token.reads}" but is spelled otherwise; retype it'
         findings.append(
-            Finding(token.line, f'"{token.reads}" holds {what} ({names}): {why}: {token.context}')
+            Finding(
+                token.line,
+                f'"{token.reads}" holds {what} ({names}): {why}: {token.context}',
+                rule="disguised_token",
+            )
         )
     return tuple(findings)

@@ -151,20 +151,23 @@ def check(document: Document, params: SectionPresenceParams | None = None) -> Ch
                 Finding(
                     _anchor_line(document, keyed, found, required, template.required),
                     f"missing required section {required.name}",
+                    rule="missing_section",
                 )
             )
         else:
             problem = _placeholder_problem(document, section, required, phrases, heading_lines)
             if problem is None:
                 continue
-            findings.append(Finding(problem[0], f"{required.name} {problem[1]}"))
+            findings.append(Finding(problem[0], f"{required.name} {problem[1]}", rule="placeholder"))
         if required.core:
             core_bad += 1
         else:
             minor_bad += 1
     title_line = _template_title_line(document)
     if title_line is not None:
-        findings.append(Finding(title_line, "the title is still the template's 'TITLE'"))
+        findings.append(
+            Finding(title_line, "the title is still the template's 'TITLE'", rule="template_title")
+        )
         minor_bad += 1
     findings_missing = template.findings_name is not None and found[template.findings_name] is None
     return CheckOutcome(score=_score(findings_missing, core_bad, minor_bad), findings=tuple(findings))

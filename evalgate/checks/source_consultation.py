@@ -185,7 +185,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     p = params or DEFAULTS
     section = document.sources_section
     if section is None:
-        return CheckOutcome(1, (Finding(1, "no ## Sources section found"),))
+        return CheckOutcome(1, (Finding(1, "no ## Sources section found", rule="no_sources"),))
     reasons = phrase_pattern(p.reasons if p.reasons is not None else REASONS)
     labels = phrase_pattern(
         p.not_consulted_labels if p.not_consulted_labels is not None else NOT_CONSULTED_LABELS
@@ -194,7 +194,9 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     body = Body(document)
     entries = _entries(document, body, notes, (notes, labels))
     if not entries:
-        return CheckOutcome(1, (Finding(section.line, "the Sources section lists no sources"),))
+        return CheckOutcome(
+            1, (Finding(section.line, "the Sources section lists no sources", rule="no_sources"),)
+        )
     findings: list[Finding] = []
     consulted = [e for e in entries if e.source.checked or e.cited_at is not None]
     unexplained = 0
@@ -211,7 +213,11 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
             if not entry.keys and not said:
                 unexplained += 1
                 findings.append(
-                    Finding(source.line, f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}")
+                    Finding(
+                        source.line,
+                        f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}",
+                        rule="source_without_link",
+                    )
                 )
             continue
         if (
@@ -229,7 +235,9 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
             else f"it has no URL {_TEMPLATE}"
         )
         why = f"{box}, {cited}, and it gives no reason for not consulting it"
-        findings.append(Finding(source.line, f"source not shown consulted: {why}: {name}"))
+        findings.append(
+            Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
+        )
     unlisted = _unlisted(document, body, notes, findings)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
@@ -248,7 +256,7 @@ def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool)
         )
     if source.checked and listed_unconsulted:
         out.append(f"the box is ticked, but the source is listed under '{entry.label}': {name}")
-    return [Finding(source.line, message, notice=True) for message in out]
+    return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
 
 
 def _unlisted(document: Document, body: Body, notes: Phrases, findings: list[Finding]) -> int:
@@ -282,6 +290,7 @@ def _unlisted(document: Document, body: Body, notes: Phrases, findings: list[Fin
             Finding(
                 line or citation.line,  # the first line citing it outside notes on a failed access
                 f"{citation.url} is cited here but has no entry in ## Sources{where} (rule 2d1)",
+                rule="unlisted_url",
             )
         )
     return count

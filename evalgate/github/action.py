@@ -39,6 +39,7 @@ from typing import Any, TextIO
 from evalgate.config import DEFAULT_PATHS, Config, ConfigError, config_from_args
 from evalgate.discover import reportable
 from evalgate.gate import error_result
+from evalgate.github.baseline import GATE_ON_MODES, for_event
 from evalgate.github.changes import ChangeDetectionError, git_env
 from evalgate.github.comment import CommentMode
 from evalgate.github.credentials import CREDENTIAL_VARIABLES
@@ -51,7 +52,7 @@ from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import JudgeSpecError
 from evalgate.judging.backends.process import JudgeSandbox, unprivileged_user
 from evalgate.report.render import render
-from evalgate.results import EXIT_USAGE, NotEvaluated, Report, exit_code
+from evalgate.results import EXIT_USAGE, GateOnMode, NotEvaluated, Report, exit_code
 from evalgate.rubric import RubricError
 from evalgate.validity.history import record_run
 
@@ -82,6 +83,7 @@ class ActionInputs:
     policy_from: PolicyFrom = "base"
     history_branch: str | None = None  # keep the score history on this branch (#15); None: off
     history_path: str = "evalgate/history.jsonl"
+    gate_on: GateOnMode | None = None  # None: the configuration's, else the event's default
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -116,6 +118,9 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
             f"input 'policy-from' must be one of {', '.join(POLICY_SOURCES)}, got {policy_from!r}"
         )
     history_branch, history_path = _history_inputs(env)
+    gate_on = action_input(env, "gate-on") or None
+    if gate_on is not None and gate_on not in GATE_ON_MODES:
+        raise ActionInputError(f"input 'gate-on' must be one of {', '.join(GATE_ON_MODES)}, got {gate_on!r}")
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -134,6 +139,7 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
         policy_from=policy_from,  # type: ignore[arg-type]  # checked against POLICY_SOURCES above
         history_branch=history_branch,
         history_path=history_path,
+        gate_on=gate_on,  # type: ignore[arg-type]  # checked against GATE_ON_MODES above
     )
 
 
@@ -204,7 +210,10 @@ def evaluate(
 
     event_name, payload = read_event(env)
     targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
-    report = run(config, list(targets.paths), base=workspace, sandbox=sandbox)
+    scratch = env.get("RUNNER_TEMP") if env.get("RUNNER_TEMP") and Path(env["RUNNER_TEMP"]).is_dir() else None
+    baseline, gate_on = for_event(event_name, targets, workspace, config, inputs.gate_on, scratch)
+    with baseline or contextlib.nullcontext():
+        report = run(config, list(targets.paths), base=workspace, sandbox=sandbox, baseline=baseline)
     rejected = tuple(
         error_result(reportable(path), f"refused: {path!r} {reason}") for path, reason in targets.rejected
     )
@@ -212,6 +221,7 @@ def evaluate(
         report,
         results=rejected + report.results,
         notes=targets.notes + report.notes,
+        gate_on=gate_on,
         not_evaluated=tuple(NotEvaluated(reportable(path), reason) for path, reason in targets.not_evaluated),
     )
     return report, targets.pr_number, targets.report_sha

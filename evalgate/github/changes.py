@@ -272,6 +272,12 @@ def _listing(repo: Path, base: str, head: str, specs: Sequence[str] = ()) -> lis
     return _parse_name_status(raw)
 
 
+def changes_since(repo: Path, base: str) -> list[ChangedFile]:
+    """Every tracked file the working tree changed since `base` (committed or not), renames at their
+    new path: what `evalgate check --gate-on new --base REV` compares with."""
+    return _parse_name_status(git_bytes(repo, "diff", "--name-status", "-z", *DIFF_OPTIONS, base, "--"))
+
+
 def diff_starts(repo: Path, base: str, head: str, *, three_dot: bool = False) -> list[str]:
     """Where a diff to `head` starts: `base`, or for `three_dot` every merge base of the two."""
     for rev in (base, head):

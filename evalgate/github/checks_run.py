@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from evalgate.github.api import ApiResponse, GitHubClient
 from evalgate.report.escape import neutralise_mentions, plain_line
+from evalgate.report.reasons import EXISTED, is_notice
 from evalgate.report.summary import render_summary
 from evalgate.results import FileResult, Report, Verdict
 
@@ -107,9 +108,10 @@ def annotations_for(report: Report, limit: int | None = None) -> tuple[Annotatio
                         result.path,
                         finding.line,
                         finding.end_line,
-                        "notice" if finding.notice else level,  # a notice did not lower the score
+                        # a notice did not lower the score; one that existed before is not the change's
+                        "notice" if is_notice(finding) else level,
                         f"{dim.id}{score}",
-                        finding.message,
+                        f"{finding.message} ({EXISTED})" if finding.existed else finding.message,
                     )
                 )
     order = {"failure": 0, "warning": 1, "notice": 2}
@@ -126,10 +128,16 @@ def headline(report: Report) -> str:
     """One line for a check-run title or a commit-status description."""
     summary = report.summary()
     if report.verdict is Verdict.PASS:
-        return f"{summary['passed']} of {summary['evaluated']} file(s) pass"
-    text = f"{summary['failed']} of {summary['evaluated']} file(s) fail"
-    if summary["errors"]:
-        text += f", {summary['errors']} error(s)"
+        text = f"{summary['passed']} of {summary['evaluated']} file(s) pass"
+    else:
+        text = f"{summary['failed']} of {summary['evaluated']} file(s) fail"
+        if summary["errors"]:
+            text += f", {summary['errors']} error(s)"
+    gate = summary.get("gate_on")
+    if gate is not None and gate["mode"] == "new":
+        text += f" (gate-on new: {gate['new_findings']} new, {gate['existing_findings']} existed before)"
+    elif gate is not None:
+        text += " (gate-on all)"
     return text
 
 

@@ -64,6 +64,12 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
                 f"{first_name} with {first.rubric.describe()}: scores from different rubric or prompt "
                 "versions cannot be merged (re-run the shards with one rubric and one prompt)"
             )
+        if report.gate_on != first.gate_on:
+            said = [r.gate_on.describe() if r.gate_on else "no gate-on mode" for r in (report, first)]
+            raise MergeError(
+                f"{name} was decided with {said[0]}, {first_name} with {said[1]}: the shards of one run "
+                "must gate on the same findings against the same base"
+            )
         if report.judges and first.judges and report.judges != first.judges:
             raise MergeError(
                 f"{name} was judged by {', '.join(report.judges)}, {first_name} by "
@@ -86,7 +92,7 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
     judges = next((r.judges for r in reports if r.judges), ())
     notes = tuple(dict.fromkeys(note for r in reports for note in r.notes))
     results = tuple(by_path[path][0] for path in sorted(by_path))
-    merged = Report(rubric=first.rubric, results=results, judges=judges, notes=notes)
+    merged = Report(rubric=first.rubric, results=results, judges=judges, notes=notes, gate_on=first.gate_on)
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
 

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any, get_args
 
 from evalgate.results import (
+    AgainstBase,
     Decision,
     DimensionKind,
     DimensionResult,
     Evidence,
     FileResult,
     Finding,
+    GateOn,
     JudgeCall,
     JudgeScore,
     Report,
@@ -145,6 +147,8 @@ def _finding(raw: Any, where: str) -> Finding:
         message=f.text("message"),
         end_line=f.optional_int("end_line"),
         notice=level == "notice",
+        rule=f.optional_text("rule") or "",
+        existed=f.flag("existed"),
     )
 
 
@@ -244,6 +248,39 @@ def _decision(raw: Any, where: str) -> Decision | None:
     )
 
 
+def _against_base(raw: Any, where: str) -> AgainstBase | None:
+    """A file's `gate_on` object (written under `gate-on: new`) back into AgainstBase."""
+    if raw is None:
+        return None
+    f = _Fields(raw, where)
+    f.choice("mode", ("new",))
+    scores = f.raw.get("base_scores") or {}
+    if not isinstance(scores, dict) or not all(
+        v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in scores.values()
+    ):
+        raise ReportLoadError(f"{f.at('base_scores')}: expected an object of dimension: integer or null")
+    return AgainstBase(
+        base_sha=f.text("base"),
+        base_path=f.optional_text("base_path"),
+        new=f.integer("new_findings"),
+        existing=f.integer("existing_findings"),
+        base_mean=f.optional_number("base_mean"),
+        base_scores=tuple((str(k), v) for k, v in scores.items()),
+        existed_rules=tuple(_rule_check(item, at) for at, item in f.items("existed_rules")),
+        note=f.optional_text("note"),
+        base_calls=tuple(_judge_call(item, at) for at, item in f.items("base_judges")),
+    )
+
+
+def _gate_on(raw: Any, where: str) -> GateOn | None:
+    """The summary's `gate_on` (the run's mode, why, its base commit) back into GateOn."""
+    if raw is None:
+        return None
+    f = _Fields(raw, where)
+    mode = f.choice("mode", ("new", "all"))
+    return GateOn("new" if mode == "new" else "all", f.text("why"), f.optional_text("base"))
+
+
 def file_result_from_json(raw: Any, where: str = "result") -> FileResult:
     """One `FileResult.to_json()` object (or a JSONL line) back into the dataclass."""
     f = _Fields(raw, where)
@@ -260,6 +297,7 @@ def file_result_from_json(raw: Any, where: str = "result") -> FileResult:
         band=f.optional_text("band"),
         reasons=f.texts("reasons"),
         decision=_decision(f.raw.get("decision"), f.at("decision")),
+        against_base=_against_base(f.raw.get("gate_on"), f.at("gate_on")),
     )
 
 
@@ -285,6 +323,7 @@ def report_from_json(raw: Any, where: str = "") -> Report:
         notes=summary.texts("notes"),
         agreement=agreement,
         shard=shard,
+        gate_on=_gate_on(summary.raw.get("gate_on"), summary.at("gate_on")),
     )
 
 

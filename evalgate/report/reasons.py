@@ -9,7 +9,7 @@ gate (an older results file) has no decision: the functions then fall back to it
 
 from __future__ import annotations
 
-from evalgate.results import DimensionResult, FileResult, Rule, RuleCheck, Status
+from evalgate.results import DimensionResult, FileResult, Finding, Report, Rule, RuleCheck, Status
 
 
 def is_binary(result: FileResult) -> bool:
@@ -77,9 +77,11 @@ def decided_briefs(result: FileResult) -> list[str]:
     its score), or for a pass every rule passed. Without a decision: the failing dimensions."""
     if result.decision is None:
         return [f"{d.id} ({'—' if d.score is None else d.score})" for d in result.failing_dimensions]
+    before = existed_briefs(result)
+    existed = [f"{EXISTED}: {', '.join(before)}"] if before else []
     if not result.decision.failed:
-        return passed_briefs(result)
-    return list(dict.fromkeys(c.brief for c in result.decision.failed))
+        return passed_briefs(result) + existed
+    return list(dict.fromkeys(c.brief for c in result.decision.failed)) + existed
 
 
 def legacy_reasons(result: FileResult) -> list[str]:
@@ -97,3 +99,76 @@ def unmet(result: FileResult) -> list[DimensionResult]:
     return [
         d for d in result.dimensions if d.status is Status.SCORED and d.score is not None and d.score < top
     ]
+
+
+# --- gate-on: new -------------------------------------------------------------------------------
+
+EXISTED = "existed before this change"
+
+
+def is_notice(finding: Finding) -> bool:
+    """A finding reported as a notice: one that did not lower its score, or (under `gate-on: new`)
+    one its base version had too."""
+    return finding.notice or finding.existed
+
+
+def finding_words(finding: Finding) -> str:
+    """A finding's message as reports show it: `notice: ` before a notice, and after one that
+    existed at the base, that it did."""
+    if finding.existed:
+        return f"notice: {finding.message} ({EXISTED})"
+    return f"notice: {finding.message}" if finding.notice else finding.message
+
+
+def shown_findings(dim: DimensionResult, *, every: bool = False) -> tuple[list[Finding], int]:
+    """The findings a failing dimension lists (under `gate-on: new` the new ones first; those that
+    existed before only with `every`), and how many existed before and are left out."""
+    new = [f for f in dim.findings if not f.existed]
+    old = [f for f in dim.findings if f.existed]
+    return (new + old, 0) if every else (new, len(old))
+
+
+def comparison_line(result: FileResult) -> str | None:
+    """How a file under `gate-on: new` compared with its base version: `1 new finding, 4 existed
+    before this change (base 1a2b3c4d5e6f)`, or why nothing was compared; None under `all`."""
+    against = result.against_base
+    if against is None:
+        return None
+    if against.note:
+        return f"{against.note} ({_count(against.new, 'new finding')})"
+    moved = f", from {against.base_path}" if against.base_path and against.base_path != result.path else ""
+    return (
+        f"{against.new} new finding{'' if against.new == 1 else 's'}, {against.existing} {EXISTED} "
+        f"(base {against.base_sha[:12]}{moved})"
+    )
+
+
+def at_the_base(result: FileResult, dim: DimensionResult) -> str:
+    """` (4 at the base)` when the dimension scored otherwise in the base version (`gate-on: new`)."""
+    if result.against_base is None:
+        return ""
+    was = dict(result.against_base.base_scores).get(dim.id)
+    return f" ({was} at the base)" if was is not None and was != dim.score else ""
+
+
+def existed_briefs(result: FileResult) -> list[str]:
+    """The failed rules the base version failed as well, no worse (reported, never counted)."""
+    if result.against_base is None:
+        return []
+    return list(dict.fromkeys(c.brief for c in result.against_base.existed_rules))
+
+
+def mode_line(report: Report) -> str | None:
+    """The run's mode, why, and under `new` the findings counted: `gate-on: new (the default on
+    pull_request), against base commit 1a2b3c4d5e6f: 1 new finding, 4 existed before this change`."""
+    if report.gate_on is None:
+        return None
+    line = report.gate_on.describe()
+    if report.gate_on.mode == "new":
+        counts = report.gate_on_summary()
+        line += f": {_count(counts['new_findings'], 'new finding')}, {counts['existing_findings']} {EXISTED}"
+    return line
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from evalgate.report.reasons import is_notice
 from evalgate.results import FileResult, Report
 from evalgate.rubric import Rubric
 
@@ -62,7 +63,7 @@ def to_sarif(report: Report, rubric: Rubric | None = None, tool_version: str = "
                     region["endLine"] = finding.end_line
                 entry: dict[str, Any] = {
                     "ruleId": dim.id,
-                    "level": "note" if finding.notice else _level(file_result, dim.id),
+                    "level": "note" if is_notice(finding) else _level(file_result, dim.id),
                     "message": {"text": finding.message or dim.id},
                     "locations": [
                         {
@@ -77,6 +78,8 @@ def to_sarif(report: Report, rubric: Rubric | None = None, tool_version: str = "
                     entry["ruleIndex"] = index[dim.id]
                 if dim.score is not None:
                     entry["properties"] = {"score": dim.score}
+                if file_result.against_base is not None:  # gate-on: new compared it with the base
+                    entry["baselineState"] = "unchanged" if finding.existed else "new"
                 results.append(entry)
     return {
         "$schema": SARIF_SCHEMA,

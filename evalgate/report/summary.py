@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len, visible_name
 from evalgate.report.reasons import (
+    EXISTED,
+    at_the_base,
+    comparison_line,
     decided_briefs,
     dimension_rules,
+    existed_briefs,
     file_rules_failed,
+    finding_words,
     is_binary,
     score_text,
+    shown_findings,
     unmet,
 )
 from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
@@ -44,6 +50,7 @@ def _header(report: Report, check_name: str) -> list[str]:
         f"{counts['evaluated']} file(s): {counts['passed']} pass, {counts['failed']} fail, "
         f"{counts['errors']} error",
     ]
+    lines += _gate_on(report)
     if counts["skipped_dimensions"]:
         skipped = ", ".join(markdown_code(d) for d in counts["skipped_dimensions"])
         lines += ["", f"Skipped dimensions (not evaluated, the verdict is over the rest): {skipped}"]
@@ -57,6 +64,25 @@ def _header(report: Report, check_name: str) -> list[str]:
         "| --- | --- | --- | --- | --- |",
     ]
     return lines
+
+
+def _gate_on(report: Report) -> list[str]:
+    """Which findings decided: under `new`, those the change makes, against the base commit, and how
+    many of each kind there are; under `all`, every finding."""
+    gate = report.gate_on
+    if gate is None:
+        return []
+    why = markdown_text(gate.why)
+    if gate.mode == "all":
+        return ["", f"Gate on **all** findings ({why}): every finding counts."]
+    counts = report.gate_on_summary()
+    base = markdown_code(gate.base_sha[:12]) if gate.base_sha else "—"
+    return [
+        "",
+        f"Gate on **new** findings ({why}): each changed document against its version at base commit "
+        f"{base}: **{counts['new_findings']}** new, {counts['existing_findings']} {EXISTED} (notices, "
+        "never failures). A judged dimension fails only when its score drops against the base's.",
+    ]
 
 
 def _policy_changes(report: Report) -> list[str]:
@@ -109,7 +135,7 @@ def _dimension_lines(result: FileResult, dim: DimensionResult, tags: dict[str, l
     tags_here = list(tags.get(dim.id, []))
     if dim.status is Status.ERROR and not tags_here:
         tags_here.append("error")
-    head = f"- **{markdown_text(dim.id)}** {_dimension_score(result, dim)}"
+    head = f"- **{markdown_text(dim.id)}** {_dimension_score(result, dim)}{at_the_base(result, dim)}"
     if tags_here:
         head += f" ({', '.join(markdown_text(t) for t in tags_here)})"
     if dim.error:
@@ -125,14 +151,15 @@ def _dimension_lines(result: FileResult, dim: DimensionResult, tags: dict[str, l
             where = f" (line {e.line})" if e.line is not None else ""
             found = "" if e.verified else " (not found in the item)"
             lines.append(f"  - evidence: “{markdown_text(e.quote)}”{where}{found}")
-    for finding in dim.findings[:FINDINGS_PER_DIMENSION]:
-        notice = "notice: " if finding.notice else ""
-        lines.append(
-            f"  - {markdown_code(f'{result.path}:{finding.line}')} {notice}{markdown_text(finding.message)}"
-        )
-    hidden = len(dim.findings) - FINDINGS_PER_DIMENSION
+    findings, existed = shown_findings(dim)
+    for finding in findings[:FINDINGS_PER_DIMENSION]:
+        where = markdown_code(f"{result.path}:{finding.line}")
+        lines.append(f"  - {where} {markdown_text(finding_words(finding))}")
+    hidden = len(findings) - FINDINGS_PER_DIMENSION
     if hidden > 0:
         lines.append(f"  - … and {hidden} more finding(s) (see the annotations or the results file)")
+    if existed:
+        lines.append(f"  - and {existed} finding(s) that {EXISTED} (notices in the annotations)")
     return lines
 
 
@@ -148,6 +175,12 @@ def _section(result: FileResult) -> list[str]:
     rules = [f"- **{markdown_text(c.name)}**: {markdown_text(c.detail)}" for c in file_rules_failed(result)]
     if rules:
         lines += ["", *rules]
+    compared = comparison_line(result)
+    if compared is not None:
+        lines += ["", f"Against the base: {markdown_text(compared)}"]
+        existed = existed_briefs(result)
+        if existed:
+            lines.append(f"Not counted ({EXISTED}): {markdown_text('; '.join(existed))}")
     if result.failing_dimensions:
         tags = dimension_rules(result)
         lines.append("")

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from evalgate.report.escape import visible_name
 from evalgate.report.reasons import (
+    EXISTED,
+    at_the_base,
+    comparison_line,
     dimension_rules,
+    existed_briefs,
     figure,
     file_rules_failed,
+    finding_words,
     legacy_reasons,
+    mode_line,
     passed_briefs,
     score_text,
+    shown_findings,
     unmet,
 )
 from evalgate.results import Evidence, FileResult, Report, Status, Verdict
@@ -28,7 +35,12 @@ def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
         head += f"  hard fail: {', '.join(result.hard_failures)}"
     if result.verdict is Verdict.PASS and passed_briefs(result):
         head += f"  · passed: {', '.join(passed_briefs(result))}"
+    if existed_briefs(result):
+        head += f"  · {EXISTED}: {', '.join(existed_briefs(result))}"
     lines = [head]
+    compared = comparison_line(result)
+    if compared is not None:
+        lines.append(f"      gate-on new: {compared}")
     if result.error:
         lines.append(f"      {result.path}: {result.error}")
         return lines
@@ -38,11 +50,14 @@ def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
         if dim.status is Status.SKIPPED and not verbose:
             continue
         tag = f" ({', '.join(tags[dim.id])})" if dim.id in tags else ""
-        lines.append(f"      {dim.id} {score_text(result, dim)}{tag}")
+        lines.append(f"      {dim.id} {score_text(result, dim)}{at_the_base(result, dim)}{tag}")
         if dim.error and dim.status is Status.ERROR:
             lines.append(f"        {dim.error}")
-        for f in dim.findings:
-            lines.append(f"        {result.path}:{f.line}: {'notice: ' if f.notice else ''}{f.message}")
+        findings, left_out = shown_findings(dim, every=verbose)
+        for f in findings:
+            lines.append(f"        {result.path}:{f.line}: {finding_words(f)}")
+        if left_out:
+            lines.append(f"        and {left_out} finding(s) that {EXISTED} (notices; -v lists them)")
         if dim in unmet(result):  # a criterion not met: what decided it
             lines.extend(f"        evidence: {_quote(e)}" for e in dim.evidence)
             if dim.reasoning:
@@ -80,6 +95,9 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
     if s["unverified_evidence"]:
         line += f" · unverified evidence {s['unverified_evidence']}"
+    mode = mode_line(report)
+    if mode is not None:
+        line += f" · {mode}"
     out.extend(_health_lines(report))  # before the summary line, which stays last but for the notes
     out.append("")
     out.append(line)

@@ -1,7 +1,9 @@
 """The pipeline in one readable function: targets -> documents -> checks -> judges -> gate -> Report.
 
-Takes a Config and the inputs (files, directories, globs); gives the Report. `workers`: the
-structural pass in worker processes, each document under the run's time budget (`document-timeout`).
+Takes a Config and the inputs (files, directories, globs); gives the Report. `structural`: reading a
+document and its deterministic checks; `workers`: that pass in worker processes, each document under
+the run's time budget (`document-timeout`); `baseline`: under `gate-on: new`, each document's version
+at the base commit, evaluated beside it and compared.
 """
 
 from __future__ import annotations
@@ -11,19 +13,26 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalgate.checks import run_check
-from evalgate.config import Acronyms, Config
+from evalgate.config import Config
 from evalgate.discover import Target, discover, in_shard, repository_root
-from evalgate.document import Document, DocumentError, front_matter_warning, read_document
 from evalgate.gate import decide, error_result
-from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
+from evalgate.results import DimensionResult, FileResult, GateOn, JudgeCall, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
-from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
+from evalgate.run.baseline import Baseline, batches
+from evalgate.run.structural import (
+    Evaluated,
+    InWorker,
+    Outcome,
+    StructuralPass,
+    in_order,
+    over_budget,
+    structural_checks,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -35,109 +44,11 @@ if TYPE_CHECKING:
     from evalgate.judging.setup import DocumentJudging
     from evalgate.run.workers import Workers
 
+__all__ = ["Baseline", "StructuralPass", "run", "structural_checks"]
+
 Progress = Callable[[int, int], None]
 Each = Callable[[FileResult], object]
-Judged = dict[str, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
-
-
-@dataclass(frozen=True)
-class _Evaluated:
-    """One target after reading and the deterministic checks."""
-
-    target: Target
-    document: Document | None  # kept only when judges still need it
-    error: str | None
-    dimensions: tuple[DimensionResult, ...]
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class _StructuralPass:
-    """Read one file and run the rubric's deterministic checks on it (picklable for worker processes)."""
-
-    max_bytes: int
-    checks: tuple[tuple[str, bool, CheckParams | None], ...]  # (dimension id, hard fail, params)
-    keep_document: bool
-
-    def __call__(self, target: Target) -> _Evaluated:
-        document, error = self.read(target)
-        return self.checked(target, document, error)
-
-    def read(self, target: Target) -> tuple[Document | None, str | None]:
-        """The file's document, or why it has none (never raises)."""
-        try:
-            return read_document(target.path, max_bytes=self.max_bytes, display=target.display), None
-        except DocumentError as exc:
-            return None, str(exc)
-        except Exception as exc:  # a parser bug is this file's error, never the end of the run
-            return None, f"internal error while parsing: {type(exc).__name__}: {exc}"
-
-    def checked(
-        self, target: Target, document: Document | None, error: str | None, kept: Document | None = None
-    ) -> _Evaluated:
-        """The deterministic checks' results for what `read` returned (`kept`: the document's judged
-        copy, when the caller has made it already)."""
-        if document is None:
-            return _Evaluated(target, None, error, ())
-        dims = tuple(run_check(i, document, hard_fail=h, params=p) for i, h, p in self.checks)
-        warning = front_matter_warning(document)
-        judged = kept if kept is not None else self.kept(document)
-        return _Evaluated(target, judged, None, dims, (warning,) if warning else ())
-
-    def kept(self, document: Document) -> Document | None:
-        """What stays of a document for the judges (and crosses from a worker to the main process):
-        all of it but its bytes; nothing when no judge needs it."""
-        return replace(document, utf8=None) if self.keep_document else None
-
-
-# What a worker process sends back for one file: the _Evaluated without its target, which the main
-# process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
-_Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
-
-
-@dataclass(frozen=True)
-class _InWorker:
-    """A worker's work: the run's pass on one target, sent back as an _Outcome (picklable, so a
-    spawned worker gets it too; a forked one inherits it)."""
-
-    task: _StructuralPass
-
-    def __call__(self, target: Target) -> _Outcome:
-        evaluated = self.task(target)
-        return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
-
-
-def _over_budget(budget: float) -> Callable[[Target, str], _Outcome]:
-    def outcome(target: Target, why: str) -> _Outcome:
-        message = (
-            f"{target.display}: not evaluated: {why}, the time budget per document "
-            f"(document-timeout: {budget:g} s); the run went on without it"
-        )
-        return None, message, (), ()
-
-    return outcome
-
-
-def _in_order(workers: Workers[Target, _Outcome], targets: Sequence[Target]) -> Iterator[_Evaluated]:
-    """The targets' structural pass in the workers, in their order (each yielded when it is back)."""
-    for target, outcome in zip(targets, workers.map(targets), strict=True):
-        yield _Evaluated(target, *outcome)
-
-
-def structural_checks(rubric: Rubric, config: Config) -> tuple[tuple[str, bool, CheckParams | None], ...]:
-    """(dimension id, hard fail, params) for each deterministic dimension, read once per run; the
-    repository's acronym glossary (`acronyms:` in .evalgate.yml) is merged into acronym_expansion's."""
-    checks = []
-    for d in rubric.deterministic:
-        params = d.params
-        if d.id == "acronym_expansion" and config.acronyms != Acronyms():
-            from evalgate.checks.glossary import merged_params
-
-            params = merged_params(
-                params if isinstance(params, AcronymExpansionParams) else None, config.acronyms
-            )
-        checks.append((d.id, d.hard_fail, params))
-    return tuple(checks)
+Judged = dict[Target, tuple[list[DimensionResult], list[JudgeCall], list[str]]]
 
 
 def _skipped_judged(rubric: Rubric, reason: str) -> list[DimensionResult]:
@@ -156,7 +67,7 @@ _BATCH = 64
 
 @contextmanager
 def _structural_workers(
-    count: int, jobs: int, task: _StructuralPass, budget: float
+    count: int, jobs: int, task: StructuralPass, budget: float
 ) -> Iterator[Workers | None]:
     """Worker processes for the structural pass, each document under `budget` seconds. Forked where
     that is safe (this process runs no other thread): one worker for a few files (a fork costs about a
@@ -177,7 +88,7 @@ def _structural_workers(
     def method() -> BaseContext:
         return first.pop() if first else _start_method()
 
-    pool: Workers[Target, _Outcome] = Workers(size, _InWorker(task), budget, _over_budget(budget), method)
+    pool: Workers[Target, Outcome] = Workers(size, InWorker(task), budget, over_budget(budget), method)
     try:
         yield pool
     finally:
@@ -216,6 +127,7 @@ def run(
     progress: Progress | None = None,
     each: Each | None = None,
     sandbox: JudgeSandbox | None = None,
+    baseline: Baseline | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
     file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
@@ -225,7 +137,9 @@ def run(
     Large runs share the structural pass with worker processes: forked when this process runs no other
     thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
     run() must do so under `if __name__ == "__main__":`. `sandbox` says how judge processes start
-    (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process)."""
+    (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process).
+    With a `baseline` (`gate-on: new`), each document's version at the base commit is evaluated in
+    the same run and each verdict counts only what the change made worse (evalgate/gate_on.py)."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
@@ -234,34 +148,39 @@ def run(
     problems = [p for p in problems if in_shard(p.display, config.shard)]
 
     judges = _make_judges(config, sandbox)
-    task = _StructuralPass(
+    task = StructuralPass(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
         checks=structural_checks(rubric, config),
         keep_document=bool(judges),
+        anchors=baseline is not None,
     )
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
-    pool_of = _structural_workers(len(targets), config.jobs, task, config.document_timeout)
+    plan = batches(targets, baseline, _BATCH)
+    work = sum(len(batch.work) for batch in plan)
+    pool_of = _structural_workers(work, config.jobs, task, config.document_timeout)
     with pool_of as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
-        ahead = _in_order(pool, targets) if pool is not None and not judges else None
-        for start in range(0, len(targets), _BATCH):
-            chunk = targets[start : start + _BATCH]
-            evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]]
+        everything = [target for batch in plan for target in batch.work]
+        ahead = in_order(pool, everything) if pool is not None and not judges else None
+        for batch in plan:
+            chunk = batch.work
+            evaluated: Iterable[Evaluated | tuple[Evaluated, list[Future[JudgeOutcome]]]]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
             elif pool is not None:
-                evaluated = _in_order(pool, chunk)
+                evaluated = in_order(pool, chunk)
             elif judging is not None:
                 evaluated = _submitted_first(task, judging, chunk)
             else:
                 evaluated = map(task, chunk)
-            _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
-            del evaluated  # this batch's documents go before the next batch is read
-            done += len(chunk)
+            decided = _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges))
+            _extend(results, batch.results(decided, baseline.sha if baseline else None), each)
+            del evaluated, decided  # this batch's documents go before the next batch is read
+            done += len(batch.heads)
             if progress is not None:
                 progress(done, len(targets))
     notes = []
@@ -277,6 +196,7 @@ def run(
         judges=tuple(config.judges),
         notes=tuple(notes),
         shard=config.shard,
+        gate_on=GateOn("new", baseline.why, baseline.sha) if baseline is not None else None,
     )
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
@@ -309,7 +229,7 @@ def _run_batch(
     config: Config,
     rubric: Rubric,
     judging: DocumentJudging | None,
-    evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]],
+    evaluated: Iterable[Evaluated | tuple[Evaluated, list[Future[JudgeOutcome]]]],
     *,
     judged_run: bool,
 ) -> list[FileResult]:
@@ -318,24 +238,24 @@ def _run_batch(
     calls had them started already (`_submitted_first`); either way the document is prepared for
     checking its replies while they are in flight. Its own function so that the batch's
     documents (about 0.5 MB each once parsed) are dropped as soon as it returns."""
-    items: list[_Evaluated] = []
+    items: list[Evaluated] = []
     pending = []
     for entry in evaluated:
         item, calls = entry if isinstance(entry, tuple) else (entry, None)
         items.append(item)
         if judging is not None and item.document is not None:
             calls = calls if calls is not None else judging.submit(item.document)
-            pending.append((item.target.display, item.document, calls))
+            pending.append((item.target, item.document, calls))
             judging.prepare(item.document)  # what checking its replies needs, while the calls are out
     judged: Judged = {}
     if judging is not None:
-        judged = {path: judging.collect(document, calls) for path, document, calls in pending}
+        judged = {target: judging.collect(document, calls) for target, document, calls in pending}
     return _decide_all(config, rubric, items, judged, judged_run=judged_run)
 
 
 def _submitted_first(
-    task: _StructuralPass, judging: DocumentJudging, targets: Sequence[Target]
-) -> Iterator[tuple[_Evaluated, list[Future[JudgeOutcome]]]]:
+    task: StructuralPass, judging: DocumentJudging, targets: Sequence[Target]
+) -> Iterator[tuple[Evaluated, list[Future[JudgeOutcome]]]]:
     """In this process, with judges: every document of the batch is read and its calls submitted
     first, and the deterministic checks run after, while the calls are in flight. With `--jobs`
     calls in flight, the run ends about two call latencies after the last call of the first wave
@@ -351,14 +271,14 @@ def _submitted_first(
 
 
 def _decide_all(
-    config: Config, rubric: Rubric, evaluated: list[_Evaluated], judged: Judged, *, judged_run: bool
+    config: Config, rubric: Rubric, evaluated: list[Evaluated], judged: Judged, *, judged_run: bool
 ) -> list[FileResult]:
     results = []
     for item in evaluated:
         if item.error is not None:
             results.append(error_result(item.target.display, item.error))
             continue
-        dims, calls, warnings = judged.get(item.target.display, ([], [], []))
+        dims, calls, warnings = judged.get(item.target, ([], [], []))
         if not judged_run:
             dims = _skipped_judged(rubric, "no judge configured")
         results.append(

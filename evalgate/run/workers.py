@@ -1,6 +1,6 @@
 """Worker processes for the structural pass, each document under a time budget.
 
-Takes a picklable `work` (a target -> its outcome, evalgate.run._StructuralPass's) and the targets;
+Takes a picklable `work` (a target -> its outcome, evalgate.run.StructuralPass's) and the targets;
 gives their outcomes in order. A document whose outcome is not back `budget` seconds after its worker
 started on it is the worker's last: the worker is killed, the document gets `timed_out(target)`, and a
 new worker takes the rest. A worker that dies (a crash, the kernel's OOM killer) costs its document

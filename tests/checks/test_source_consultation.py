@@ -116,7 +116,9 @@ def test_the_score_follows_the_number_of_unexplained_sources(unconsulted: int, e
 
 def test_nothing_consulted_and_no_sources() -> None:
     assert run(item(f"- [ ] [Alpha]({A})\n- [ ] [Beta]({B})")).score == 1
-    assert run(research_item(drop_section="Sources")).findings == (Finding(1, "no ## Sources section found"),)
+    assert run(research_item(drop_section="Sources")).findings == (
+        Finding(1, "no ## Sources section found", rule="no_sources"),
+    )
     empty = run(item("Starting points: none yet."))
     assert (empty.score, [f.message for f in empty.findings]) == (1, ["the Sources section lists no sources"])
 

@@ -244,11 +244,11 @@ def test_a_document_kept_for_judges_leaves_its_bytes_behind(tmp_path: Path) -> N
     """A document kept for the judges is sent from a worker process to the main one: without its
     bytes, which only the structural checks read."""
     from evalgate.discover import Target
-    from evalgate.run import _StructuralPass
+    from evalgate.run import StructuralPass
 
     path = tmp_path / "item.md"
     path.write_text("# Title\n\n## Findings\n\nText.\n", encoding="utf-8")
-    evaluated = _StructuralPass(
+    evaluated = StructuralPass(
         max_bytes=1 << 20, checks=(("section_presence", False, None),), keep_document=True
     )(Target(display="item.md", path=path))
     assert evaluated.document is not None and evaluated.document.utf8 is None

@@ -197,14 +197,28 @@ def test_a_symlinked_directory_is_evaluated_as_the_cli_does(
     assert verdicts(run) == {through: "FAIL"} and run.returncode == 1
     assert cli_results(ws.path) == {OLD_ITEM: "PASS", through: "FAIL"}
     assert run.results is not None
+    # a pull request gates on what it makes worse: the CLI does the same with --gate-on new --base
     cli = subprocess.run(
-        [sys.executable, "-m", "evalgate", "check", "--format", "json", through],
+        [
+            sys.executable,
+            "-m",
+            "evalgate",
+            "check",
+            "--format",
+            "json",
+            "--gate-on",
+            "new",
+            "--base",
+            ws.base,
+            through,
+        ],
         cwd=ws.path,
         capture_output=True,
         text=True,
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
     )
     assert run.results["results"] == json.loads(cli.stdout)["results"]
+    assert run.results["results"][0]["gate_on"]["base_path"] is None  # the link is new: no base version
     assert check_run(github)["conclusion"] == "failure"
 
 
