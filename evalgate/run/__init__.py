@@ -171,11 +171,11 @@ def _structural_workers(
     from evalgate.run.workers import Workers
 
     size = workers if many else 1
-    first = [start_method()] * size  # the first workers start by the method chosen now; one started
+    first = [_start_method()] * size  # the first workers start by the method chosen now; one started
     # later (after a worker was killed, maybe with judge threads running) asks again
 
     def method() -> BaseContext:
-        return first.pop() if first else start_method()
+        return first.pop() if first else _start_method()
 
     pool: Workers[Target, _Outcome] = Workers(size, _InWorker(task), budget, _over_budget(budget), method)
     try:
@@ -184,7 +184,7 @@ def _structural_workers(
         pool.close()
 
 
-def start_method() -> BaseContext:
+def _start_method() -> BaseContext:
     """`fork` when this process runs no other thread: a forked worker starts with evalgate already
     imported, where a spawned one spends about 0.3 s importing it again. With any other thread alive
     (judge pools, a progress bar, loopback servers in tests) `spawn`: forking a process while another
@@ -196,6 +196,12 @@ def start_method() -> BaseContext:
     if sys.platform == "linux" and _thread_count() == 1:
         return get_context("fork")
     return get_context("spawn")
+
+
+def start_method() -> BaseContext:
+    """How a worker process started now starts (`_start_method`), for other stages' worker pools
+    (the action's suggested changes fix documents in one, evalgate/github/suggest.py)."""
+    return _start_method()
 
 
 def _thread_count() -> int:
