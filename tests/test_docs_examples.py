@@ -102,3 +102,26 @@ def test_the_existing_corpus_example_gates_pull_requests_and_the_merge_queue_on_
     assert "workflows/evalgate-existing-corpus.yml" in (ROOT / "docs" / "action.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_the_setups_in_action_md_are_workflows_a_user_can_copy(tmp_path: Path) -> None:
+    """docs/action.md's complete workflows (the job-token setup among them) load as GitHub workflows,
+    pass only inputs the action declares, and give the judge the job token only with the permission."""
+    from tests.github.test_action_yml import _check_jsonschema, _judges_with_the_job_token
+
+    declared = set(yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
+    workflows = [b for b in _yaml_blocks("docs/action.md", "jobs:") if "runs-on:" in b]
+    assert workflows, "docs/action.md shows no complete workflow"
+    for number, block in enumerate(workflows):
+        path = tmp_path / f"setup-{number}.yml"
+        path.write_text(block, encoding="utf-8")
+        proc = _check_jsonschema("vendor.github-workflows", path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        workflow = yaml.safe_load(block)
+        for job in workflow["jobs"].values():
+            granted = {**workflow.get("permissions", {}), **job.get("permissions", {})}
+            assert (granted.get("copilot-requests") == "write") == _judges_with_the_job_token(job)
+            for step in job["steps"]:
+                if step.get("uses", "").startswith("OWNER/evalgate@"):
+                    assert set(step.get("with", {})) <= declared
+    assert any("copilot-requests: write" in b and "${{ github.token }}" in b for b in workflows)

@@ -176,9 +176,9 @@ def action(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     def context(env: Any, **overrides: Any) -> Any:
         return real_context(env, retry=FAST_RETRY, **overrides)
 
-    def publish(report: Any, ctx: Any, out: Any) -> Any:
+    def publish(report: Any, ctx: Any, out: Any, *more: Any) -> Any:
         seen.append(Path(ctx.results_file or "/nonexistent").is_file())
-        return real_publish(report, ctx, out)
+        return real_publish(report, ctx, out, *more)
 
     monkeypatch.setattr(evalgate.github.action, "context_from_env", context)
     monkeypatch.setattr(evalgate.github.action, "publish", publish)

@@ -108,7 +108,7 @@ def replace_atomically(path: Path, data: bytes) -> None:
         raise FixError(f"{path}: cannot write the fixed file ({why}); it is unchanged") from None
 
 
-def _plan(
+def fix_plan(
     rubric: Rubric, config: Config
 ) -> tuple[AcronymExpansionParams | None, list[tuple[str, CheckParams | None]]]:
     """acronym_expansion's params (the glossary merged in, as `check` does) and the other checks."""
@@ -162,7 +162,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
 
     config = load_config(args.config, required=args.config is not None)
     rubric = load_rubric(args.rubric or config.rubric)
-    params, others = _plan(rubric, config)
+    params, others = fix_plan(rubric, config)
     base = Path.cwd()
     targets, problems = discover(list(args.paths or [config.paths]), repository_root(base), base=base)
     failed = bool(problems)

@@ -15,8 +15,10 @@ Order matters and is the point of this module:
    judges run as an unprivileged user when the action is root, in a copy of the base commit's tree
    on a pull request, with the workspace's `.git` and RUNNER_TEMP closed to them (`isolation.py`);
 4. the JSON results file is written before anything is posted, so it exists even when the API is down;
-5. publishing (check run or status, annotations, summary, outputs, comment) is best effort: its
-   errors become warnings and never change the exit code, which is the verdict's alone.
+5. publishing (check run or status, annotations, summary, outputs, comment, and with `suggest` the
+   suggested changes of `evalgate fix` on the lines a pull request adds, `suggest.py`) is best effort:
+   its errors become warnings, a token that may not post suggestions a notice, and neither changes
+   the exit code, which is the verdict's alone.
 
 Exit codes: 0 every file passed; 1 a file failed or could not be evaluated; 2 the action is
 misconfigured (bad input, configuration, rubric, judge spec, event, or no results file).
@@ -34,7 +36,7 @@ import uuid
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from evalgate.config import DEFAULT_PATHS, Config, ConfigError, config_from_args
 from evalgate.discover import reportable
@@ -56,8 +58,12 @@ from evalgate.results import EXIT_USAGE, GateOnMode, NotEvaluated, Report, exit_
 from evalgate.rubric import RubricError
 from evalgate.validity.history import record_run
 
+if TYPE_CHECKING:
+    from evalgate.github.suggest import SuggestionPlan
+
 RESULTS_FILE = "evalgate-results.json"
 COMMENT_MODES: tuple[CommentMode, ...] = ("on-failure", "always", "never")
+SWITCHES = {"true": True, "false": False, "": False}
 
 
 class ActionInputError(Exception):
@@ -84,6 +90,7 @@ class ActionInputs:
     history_branch: str | None = None  # keep the score history on this branch (#15); None: off
     history_path: str = "evalgate/history.jsonl"
     gate_on: GateOnMode | None = None  # None: the configuration's, else the event's default
+    suggest: bool = False  # post `evalgate fix`'s edits on a pull request's lines as suggestions
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -121,6 +128,9 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
     gate_on = action_input(env, "gate-on") or None
     if gate_on is not None and gate_on not in GATE_ON_MODES:
         raise ActionInputError(f"input 'gate-on' must be one of {', '.join(GATE_ON_MODES)}, got {gate_on!r}")
+    suggest = action_input(env, "suggest").lower()
+    if suggest not in SWITCHES:
+        raise ActionInputError(f"input 'suggest' must be true or false, got {suggest!r}")
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -140,6 +150,7 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
         history_branch=history_branch,
         history_path=history_path,
         gate_on=gate_on,  # type: ignore[arg-type]  # checked against GATE_ON_MODES above
+        suggest=SWITCHES[suggest],
     )
 
 
@@ -363,11 +374,17 @@ def main(
     }
     if report_sha:
         overrides["head_sha"] = report_sha
+    suggestions: SuggestionPlan | None = None
+    problems: list[str] = []
+    if inputs.suggest:  # imported only then: the fix engine is no part of a run that does not suggest
+        from evalgate.github.suggest import suggestions_for_run
+
+        suggestions, problems = suggestions_for_run(config, workspace, event_name, payload, report, out)
     try:
-        outcome = publish(report, context_from_env(env, **overrides), out)
-        problems = list(outcome.errors)
+        outcome = publish(report, context_from_env(env, **overrides), out, suggestions)
+        problems += outcome.errors
     except Exception as exc:  # a reporting bug must not turn a decided verdict into a crash
-        problems = [f"publishing failed: {type(exc).__name__}: {exc}"]
+        problems.append(f"publishing failed: {type(exc).__name__}: {exc}")
     problems += _record_history(report, config, env, out, workspace)
     if inputs.history_branch:  # best effort: notices only, never the exit code
         from evalgate.github.history_store import HistoryBranchSettings, keep_history_on_branch

@@ -39,11 +39,12 @@ class CommentOutcome:
     error: str | None = None
 
 
-def marker(check_name: str) -> str:
-    """The hidden HTML comment that identifies this check's comment among all others on the PR."""
+def marker(check_name: str, kind: str = "evalgate") -> str:
+    """The hidden HTML comment that identifies this check's comment among all others on the PR (and,
+    with another `kind`, its suggested changes among the review comments)."""
     # `--` would end the HTML comment early and a newline would split the marker: keep it one token
     safe = "".join(ch if ch.isalnum() or ch in "-_./ " else "_" for ch in check_name).replace("--", "-_")
-    return f"<!-- evalgate:{safe} -->"
+    return f"<!-- {kind}:{safe} -->"
 
 
 def render_comment(report: Report, check_name: str, results_file: str | None = None) -> str:
@@ -67,7 +68,8 @@ def creator_login(status: object) -> str | None:
     return login if isinstance(login, str) and login else None
 
 
-def _written_by(comment: dict[str, Any], author: str) -> bool:
+def written_by(comment: dict[str, Any], author: str) -> bool:
+    """Whether GitHub says `author` wrote the comment (logins compare case-insensitively)."""
     user = comment.get("user")
     login = user.get("login") if isinstance(user, dict) else None
     return isinstance(login, str) and login.casefold() == author.casefold()
@@ -83,7 +85,7 @@ def find_comment(
         return None, listing.error
     tag = marker(check_name)
     for comment in listing.data:
-        if isinstance(comment, dict) and tag in str(comment.get("body", "")) and _written_by(comment, author):
+        if isinstance(comment, dict) and tag in str(comment.get("body", "")) and written_by(comment, author):
             return int(comment["id"]), None
     return None, None
 

@@ -7,7 +7,10 @@ Channels, each best effort and independent (one failing never stops the others, 
    token, or when neither API call worked, annotations as workflow commands on stdout;
 4. the sticky PR comment, per `comment_mode`, edited only when the token wrote it: the token's
    identity is what the check run (its `app`) or the commit status (its `creator`) it just created
-   says (evalgate/github/comment.py).
+   says (evalgate/github/comment.py);
+5. with `suggest: true` on a pull request, the suggested changes as one review, recognised on later
+   runs by that same identity (evalgate/github/review.py); a token that may not post them gets a
+   `::notice::` and a line in the job summary.
 The verdict is the gate's; nothing here changes it.
 """
 
@@ -17,14 +20,24 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from evalgate.github.api import DEFAULT_API_URL, GitHubClient, RetryPolicy
 from evalgate.github.checks_run import annotations_for, post_commit_status, publish_check_run
 from evalgate.github.comment import CommentMode, CommentOutcome, app_login, creator_login, publish_comment
-from evalgate.github.workflow import add_mask, emit_annotations, write_outputs, write_step_summary
+from evalgate.github.workflow import (
+    add_mask,
+    emit_annotations,
+    workflow_command,
+    write_outputs,
+    write_step_summary,
+)
 from evalgate.report.summary import render_summary
 from evalgate.results import Report
+
+if TYPE_CHECKING:  # the review modules are imported only when a run suggests (they bring the fix engine)
+    from evalgate.github.review import SuggestionOutcome
+    from evalgate.github.suggest import SuggestionPlan
 
 Channel = Literal["check-run", "status", "workflow-commands"]
 
@@ -61,6 +74,7 @@ class PublishOutcome:
     annotation_requests: int = 0
     status_posted: bool = False
     comment: CommentOutcome | None = None
+    suggestions: SuggestionOutcome | None = None
     summary_written: bool = False
     outputs_written: bool = False
     errors: tuple[str, ...] = ()
@@ -119,8 +133,14 @@ def _write_files(report: Report, ctx: PublishContext, errors: list[str]) -> tupl
     return summary_written, outputs_written
 
 
-def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -> PublishOutcome:
-    """Publish the report through every configured channel; errors come back in the outcome."""
+def publish(
+    report: Report,
+    ctx: PublishContext,
+    stream: TextIO | None = None,
+    suggestions: SuggestionPlan | None = None,
+) -> PublishOutcome:
+    """Publish the report through every configured channel; errors come back in the outcome.
+    `suggestions`: the pull request's suggested changes to post (None: not asked for)."""
     out = stream or sys.stdout
     errors: list[str] = []
     if ctx.token:
@@ -130,9 +150,16 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
 
     if not (ctx.token and ctx.repository and ctx.head_sha):
         printed = emit_annotations(annotations, out)
+        suggested = None
+        if suggestions is not None and suggestions.suggestions:
+            from evalgate.github.review import SuggestionOutcome
+
+            suggested = SuggestionOutcome(notice="there is no `github-token` to post them with")
+            _report_suggestions(suggested, suggestions, ctx, out, errors)
         return PublishOutcome(
             "workflow-commands",
             annotations=printed,
+            suggestions=suggested,
             summary_written=summary_written,
             outputs_written=outputs_written,
             errors=tuple(errors),
@@ -174,6 +201,14 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
         )
         if comment.error:
             errors.append(comment.error)
+    suggested = None
+    if suggestions is not None and ctx.pr_number is not None:
+        from evalgate.github.review import post_suggestions
+
+        suggested = post_suggestions(
+            client, ctx.repository, ctx.pr_number, suggestions, ctx.check_name, author
+        )
+        _report_suggestions(suggested, suggestions, ctx, out, errors)
     return PublishOutcome(
         channel,
         check_run_id=run.check_run_id,
@@ -181,7 +216,28 @@ def publish(report: Report, ctx: PublishContext, stream: TextIO | None = None) -
         annotation_requests=requests,
         status_posted=status_posted,
         comment=comment,
+        suggestions=suggested,
         summary_written=summary_written,
         outputs_written=outputs_written,
         errors=tuple(errors),
     )
+
+
+def _report_suggestions(
+    outcome: SuggestionOutcome, plan: SuggestionPlan, ctx: PublishContext, out: TextIO, errors: list[str]
+) -> None:
+    """What became of the suggested changes: a line in the job summary; a `::notice::` when they
+    could not be posted (never a failure), a warning (through `errors`) when the API failed."""
+    if outcome.notice:
+        message = f"evalgate: suggested changes not posted: {outcome.notice}"
+        out.write(workflow_command("notice", message, {"title": "evalgate suggestions"}) + "\n")
+    if outcome.error:
+        errors.append(outcome.error)
+    if ctx.step_summary_path is None or not (plan.suggestions or plan.notes):
+        return
+    from evalgate.github.review import summary_lines
+
+    try:
+        write_step_summary(ctx.step_summary_path, "\n" + "\n".join(summary_lines(outcome, plan)) + "\n")
+    except OSError as exc:
+        errors.append(f"cannot write the job summary: {exc}")

@@ -109,6 +109,12 @@ def _start_method() -> BaseContext:
     return get_context("spawn")
 
 
+def start_method() -> BaseContext:
+    """How a worker process started now starts (`_start_method`), for other stages' worker pools
+    (the action's suggested changes fix documents in one, evalgate/github/suggest.py)."""
+    return _start_method()
+
+
 def _thread_count() -> int:
     """This process's threads as the kernel sees them (/proc/self/task): that also counts threads
     `threading` never hears of (started by C extensions, by `_thread`, by pytest-xdist's execnet),

@@ -21,11 +21,11 @@ from evalgate.checks.acronym_expansion import find_problems
 from evalgate.checks.acronym_table import with_params
 from evalgate.config import load_config
 from evalgate.document import normalise_text, parse_document
-from evalgate.fix.command import _plan, fix_bytes
+from evalgate.fix.command import fix_bytes, fix_plan
 from evalgate.rubric import load_rubric
 from evalgate.rubrics.params import AcronymExpansionParams
 
-_PARAMS, _OTHERS = _plan(load_rubric("research-loop"), load_config(None, required=False))
+_PARAMS, _OTHERS = fix_plan(load_rubric("research-loop"), load_config(None, required=False))
 assert _PARAMS is not None
 # A glossary whose expansions spell their acronyms but hold markup the check does not read as prose.
 _MARKUP = replace(_PARAMS, expansions={"QZX": "Quick `Zany` Xylophone", "QZY": "Quick | Zany Yak"})

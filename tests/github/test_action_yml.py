@@ -129,21 +129,36 @@ def test_least_privilege_permissions_and_no_pull_request_target(path: Path) -> N
     grants: dict[str, str] = dict(workflow["permissions"])
     for job in workflow["jobs"].values():
         grants.update(job.get("permissions", {}))
-    allowed = {"contents", "checks", "pull-requests", "statuses", "packages"}
+    allowed = {"contents", "checks", "pull-requests", "statuses", "packages", "copilot-requests"}
     assert set(grants) <= allowed, f"{path.name}: unexpected permissions {set(grants) - allowed}"
     assert "write-all" not in str(workflow.get("permissions"))
     uses_evalgate = any(u.startswith(PLACEHOLDER_ACTION) or u == "./" for u in _uses(workflow))
     comments = any(
-        step.get("with", {}).get("comment", "on-failure") != "never"
+        step.get("with", {}).get("comment", "on-failure") != "never" or step.get("with", {}).get("suggest")
         for job in workflow["jobs"].values()
         for step in job.get("steps", [])
         if "evalgate" in step.get("uses", "")
     )
     if uses_evalgate:
         assert grants.get("checks") == "write"
-    # pull-requests: write only where a comment can be posted (a pull_request trigger, comment on)
+    # pull-requests: write only where a comment or a suggestion review can be posted (a pull_request
+    # trigger, comment on or suggest)
     if grants.get("pull-requests") == "write":
         assert "pull_request" in workflow["on"] and comments
+    # copilot-requests: write only on a job that hands its own token to the Copilot judge
+    for name, job in workflow["jobs"].items():
+        granted = {**workflow["permissions"], **job.get("permissions", {})}.get("copilot-requests")
+        assert granted in (None, "write") and (granted == "write") == _judges_with_the_job_token(job), name
+
+
+def _judges_with_the_job_token(job: dict[str, Any]) -> bool:
+    """Whether a step gives the job's own token to the Copilot judge (the action's `copilot-token`,
+    or the CLI's COPILOT_GITHUB_TOKEN)."""
+    return any(
+        step.get("with", {}).get("copilot-token") == "${{ github.token }}"
+        or step.get("env", {}).get("COPILOT_GITHUB_TOKEN") == "${{ github.token }}"
+        for step in job.get("steps", [])
+    )
 
 
 @pytest.mark.parametrize("path", WORKFLOWS + EXAMPLES, ids=lambda p: p.name)

@@ -20,6 +20,9 @@ read a file (base64, with its blob sha) and write it only when the request carri
 has now, else 409 as GitHub answers a stale write (422 when a sha is missing for an existing file).
 Their responses are checked against the contract's response schemas as well (`STATEFUL_ROUTES`).
 `gather_reads(n)` makes n runs read the file at the same moment, so their writes really collide.
+
+Pull requests' reviews and review comments, with the diff their lines must be in, are
+tests/support/github_pulls.py's (`pulls`: `open_pull`, `push_pull`, `refused`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import jsonschema
+
+from tests.support.github_pulls import PULL_ROUTES, PullRequests
 
 CONTENTS = "/repos/{owner}/{repo}/contents/{path}"
 CHECK_RUNS = "/repos/{owner}/{repo}/check-runs"
@@ -174,6 +179,7 @@ class FakeGitHub:
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
+        self.pulls = PullRequests(lambda: self.url, self._take_id, per_page)
         self._read_barrier: threading.Barrier | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
@@ -291,8 +297,12 @@ class FakeGitHub:
             fault = self._pending_fault(method, route)
             if fault:
                 return fault.status, fault.headers, {"message": fault.message}
-            serve = self._serve_git if route in STATEFUL_ROUTES else self._serve
-            status, out_headers, payload = serve(method, route, path, parse_qs(parts.query), body)
+            query = parse_qs(parts.query)
+            if route in PULL_ROUTES:
+                status, out_headers, payload = self.pulls.serve(method, route, path, query, body, self.actor)
+            else:
+                serve = self._serve_git if route in STATEFUL_ROUTES else self._serve
+                status, out_headers, payload = serve(method, route, path, query, body)
             self.violations.extend(
                 f"{method} {route}: {p}"
                 for p in self.contract.response_violations(method, route, status, payload)

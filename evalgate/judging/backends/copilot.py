@@ -19,6 +19,10 @@ its private state (its HOME then too, where it unpacks itself on its first start
 scratch directory are given to that user, which is all it writes.
 
 The prompt goes on stdin (a prompt in argv fails with E2BIG past ~128 KB); `-s` prints only the answer.
+
+When Copilot refuses the token, the error names the permission or policy that is missing
+(copilot_auth.py), and every later call of the backend fails at once with it: a refused token is
+refused for every document, and each call would cost a CLI start.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from evalgate.judging.backends import BackendError, tail
+from evalgate.judging.backends.copilot_auth import explain_refusal
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
 from evalgate.judging.backends.process import ProcessTimeout, RunAs, run_process
 from evalgate.results import Reply
@@ -156,6 +161,7 @@ class CopilotBackend:
         self.run_as = run_as
         self._state: Path | None = None
         self._state_lock = threading.Lock()
+        self._refused: str | None = None  # why Copilot refused the token, once it has
 
     def _private_state(self) -> Path:
         """This backend's own state directory, made on first use and removed with the backend.
@@ -188,6 +194,8 @@ class CopilotBackend:
                 f"{label}: Copilot CLI not found (set EVALGATE_COPILOT_BIN, put `copilot` on PATH, "
                 "or run `npm ci` in the project)"
             )
+        if self._refused is not None:
+            raise BackendError(self._refused)
         state = self._private_state()
         with tempfile.TemporaryDirectory(prefix="call-", dir=state) as scratch:
             root = Path(scratch)
@@ -216,6 +224,12 @@ class CopilotBackend:
                 raise BackendError(f"{label}: cannot run {self.binary}: {error.strerror or error}") from None
             used_model, tokens_in, tokens_out = read_usage(usage_file)
         if result.returncode != 0:
+            said = result.stderr.decode("utf-8", "replace")
+            refused = explain_refusal(said, _given_token(env))
+            if refused is not None:
+                first = tail(next((line.strip() for line in said.splitlines() if line.strip()), ""), 200)
+                self._refused = f"{label}: {refused} (the Copilot CLI said: {first})"
+                raise BackendError(self._refused)
             stderr = tail(result.stderr) or "(no stderr)"
             # The CLI already retries model errors itself (5 times); only an empty answer is worth
             # another call from us.
@@ -233,3 +247,8 @@ class CopilotBackend:
             tokens_out=tokens_out,
             cost_usd=cost_usd(self.prices, model, tokens_in, tokens_out),
         )
+
+
+def _given_token(env: Mapping[str, str]) -> str | None:
+    """The token the CLI was given (the first of its variables that is set, as the CLI reads them)."""
+    return next((env[name] for name in TOKEN_VARIABLES if env.get(name)), None)
