@@ -82,6 +82,7 @@ class ActionInputs:
     policy_from: PolicyFrom = "base"
     history_branch: str | None = None  # keep the score history on this branch (#15); None: off
     history_path: str = "evalgate/history.jsonl"
+    require_calibration: bool | None = None  # None: the configuration decides
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -116,6 +117,9 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
             f"input 'policy-from' must be one of {', '.join(POLICY_SOURCES)}, got {policy_from!r}"
         )
     history_branch, history_path = _history_inputs(env)
+    require = action_input(env, "require-calibration").lower()
+    if require not in ("", "true", "false"):
+        raise ActionInputError(f"input 'require-calibration' must be true or false, got {require!r}")
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -134,6 +138,7 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
         policy_from=policy_from,  # type: ignore[arg-type]  # checked against POLICY_SOURCES above
         history_branch=history_branch,
         history_path=history_path,
+        require_calibration=None if not require else require == "true",
     )
 
 
@@ -186,6 +191,7 @@ def build_config(inputs: ActionInputs, loaded: Config | None = None) -> Config:
         seed=inputs.seed,
         jobs=inputs.jobs,
         cache_dir=inputs.cache_dir,
+        require_calibration=inputs.require_calibration,
     )
     config = config_from_args(options, loaded)
     return config.with_overrides(paths=inputs.paths) if inputs.paths else config

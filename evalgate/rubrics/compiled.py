@@ -154,7 +154,8 @@ PACKS = {
                                               required=True),
                                     InputPart(name='response',
                                               description='the response under evaluation (markdown)',
-                                              required=True)))),
+                                              required=True))),
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
     'research-loop': (
         'a203cb00313b2f00f723088bbe7d79625a0ca4ec487515274fe8a7b41556b1dc',
@@ -826,7 +827,8 @@ PACKS = {
                                             'is meant to be a specific, evidence-backed claim with an '
                                             'epistemic label ([fact], [inference] or [assumption]), a '
                                             'confidence level and URL-backed sources.'),
-               inputs=None),
+               inputs=None,
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
     'support-reply': (
         '730095f0dd87204d6cd8e5099b58b54b812585e6ca08d8801468a5c1768fbfab',
@@ -995,6 +997,7 @@ PACKS = {
                                               required=True),
                                     InputPart(name='reply',
                                               description='the reply under evaluation',
-                                              required=True)))),
+                                              required=True))),
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
 }

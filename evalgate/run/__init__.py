@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -20,10 +21,11 @@ from evalgate.checks import run_check
 from evalgate.config import Acronyms, Config
 from evalgate.discover import Target, discover, in_shard, repository_root
 from evalgate.document import Document, DocumentError, front_matter_warning, read_document
-from evalgate.gate import decide, error_result
-from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
+from evalgate.gate import error_result
+from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, Status
 from evalgate.rubric import Rubric, load_rubric
 from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
+from evalgate.run.outcome import Finishing
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
     from evalgate.judging.backends import Backend
     from evalgate.judging.backends.process import JudgeSandbox
+    from evalgate.judging.budget import JudgingBudget
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
     from evalgate.run.workers import Workers
@@ -49,6 +52,7 @@ class _Evaluated:
     error: str | None
     dimensions: tuple[DimensionResult, ...]
     warnings: tuple[str, ...] = ()
+    elapsed_ms: float | None = None  # reading and checking it (None: not measured)
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,9 @@ class _StructuralPass:
     keep_document: bool
 
     def __call__(self, target: Target) -> _Evaluated:
+        started = time.perf_counter()
         document, error = self.read(target)
-        return self.checked(target, document, error)
+        return self.checked(target, document, error, read_ms=(time.perf_counter() - started) * 1000)
 
     def read(self, target: Target) -> tuple[Document | None, str | None]:
         """The file's document, or why it has none (never raises)."""
@@ -73,16 +78,23 @@ class _StructuralPass:
             return None, f"internal error while parsing: {type(exc).__name__}: {exc}"
 
     def checked(
-        self, target: Target, document: Document | None, error: str | None, kept: Document | None = None
+        self,
+        target: Target,
+        document: Document | None,
+        error: str | None,
+        kept: Document | None = None,
+        read_ms: float = 0.0,
     ) -> _Evaluated:
         """The deterministic checks' results for what `read` returned (`kept`: the document's judged
-        copy, when the caller has made it already)."""
+        copy, when the caller has made it already; `read_ms`: how long reading it took)."""
         if document is None:
             return _Evaluated(target, None, error, ())
+        started = time.perf_counter()
         dims = tuple(run_check(i, document, hard_fail=h, params=p) for i, h, p in self.checks)
         warning = front_matter_warning(document)
         judged = kept if kept is not None else self.kept(document)
-        return _Evaluated(target, judged, None, dims, (warning,) if warning else ())
+        elapsed = read_ms + (time.perf_counter() - started) * 1000
+        return _Evaluated(target, judged, None, dims, (warning,) if warning else (), elapsed)
 
     def kept(self, document: Document) -> Document | None:
         """What stays of a document for the judges (and crosses from a worker to the main process):
@@ -92,7 +104,7 @@ class _StructuralPass:
 
 # What a worker process sends back for one file: the _Evaluated without its target, which the main
 # process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
-_Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
+_Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...], float | None]
 
 
 @dataclass(frozen=True)
@@ -104,7 +116,13 @@ class _InWorker:
 
     def __call__(self, target: Target) -> _Outcome:
         evaluated = self.task(target)
-        return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
+        return (
+            evaluated.document,
+            evaluated.error,
+            evaluated.dimensions,
+            evaluated.warnings,
+            evaluated.elapsed_ms,
+        )
 
 
 def _over_budget(budget: float) -> Callable[[Target, str], _Outcome]:
@@ -113,7 +131,7 @@ def _over_budget(budget: float) -> Callable[[Target, str], _Outcome]:
             f"{target.display}: not evaluated: {why}, the time budget per document "
             f"(document-timeout: {budget:g} s); the run went on without it"
         )
-        return None, message, (), ()
+        return None, message, (), (), None
 
     return outcome
 
@@ -233,7 +251,10 @@ def run(
     targets = [t for t in targets if in_shard(t.display, config.shard)]
     problems = [p for p in problems if in_shard(p.display, config.shard)]
 
+    started = time.perf_counter()
     judges = _make_judges(config, sandbox)
+    prompt = _prompt_version(rubric) if judges else None
+    finishing = Finishing.start(config, rubric, prompt, judged=bool(judges))
     task = _StructuralPass(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
         checks=structural_checks(rubric, config),
@@ -243,7 +264,7 @@ def run(
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
     pool_of = _structural_workers(len(targets), config.jobs, task, config.document_timeout)
-    with pool_of as pool, _judging(config, rubric, judges) as judging:
+    with pool_of as pool, _judging(config, rubric, judges, finishing.budget) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
@@ -259,25 +280,12 @@ def run(
                 evaluated = _submitted_first(task, judging, chunk)
             else:
                 evaluated = map(task, chunk)
-            _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
+            _extend(results, _run_batch(finishing, judging, evaluated, judged_run=bool(judges)), each)
             del evaluated  # this batch's documents go before the next batch is read
             done += len(chunk)
             if progress is not None:
                 progress(done, len(targets))
-    notes = []
-    if not judges and rubric.judged:
-        notes.append(
-            "judged dimensions were skipped (no judge configured): "
-            + ", ".join(d.id for d in rubric.judged)
-            + "; verdicts cover the deterministic dimensions only"
-        )
-    report = Report(
-        rubric=RubricRef(rubric.id, rubric.version, _prompt_version(rubric) if judges else None),
-        results=tuple(results),
-        judges=tuple(config.judges),
-        notes=tuple(notes),
-        shard=config.shard,
-    )
+    report = finishing.report(results, wall_ms=(time.perf_counter() - started) * 1000)
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
 
@@ -294,7 +302,9 @@ def _extend(results: list[FileResult], decided: list[FileResult], each: Each | N
 
 
 @contextmanager
-def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[DocumentJudging | None]:
+def _judging(
+    config: Config, rubric: Rubric, judges: list[Backend], budget: JudgingBudget | None
+) -> Iterator[DocumentJudging | None]:
     """The run's judging (one thread pool for the whole run), or None when nothing is judged."""
     if not judges or not rubric.judged:
         yield None
@@ -302,12 +312,11 @@ def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[
     from evalgate.judging.setup import DocumentJudging, judge_pool
 
     with judge_pool(config) as threads:
-        yield DocumentJudging(config, rubric, judges, threads)
+        yield DocumentJudging(config, rubric, judges, threads, budget)
 
 
 def _run_batch(
-    config: Config,
-    rubric: Rubric,
+    finishing: Finishing,
     judging: DocumentJudging | None,
     evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]],
     *,
@@ -330,7 +339,7 @@ def _run_batch(
     judged: Judged = {}
     if judging is not None:
         judged = {path: judging.collect(document, calls) for path, document, calls in pending}
-    return _decide_all(config, rubric, items, judged, judged_run=judged_run)
+    return _decide_all(finishing, items, judged, judged_run=judged_run)
 
 
 def _submitted_first(
@@ -343,15 +352,19 @@ def _submitted_first(
     before it (~3 ms each) no longer come before it."""
     read = []
     for target in targets:
+        started = time.perf_counter()
         document, error = task.read(target)
         kept = task.kept(document) if document is not None else None
-        read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
-    for target, document, error, kept, calls in read:
-        yield task.checked(target, document, error, kept), calls
+        read_ms = (time.perf_counter() - started) * 1000
+        read.append(
+            (target, document, error, kept, read_ms, judging.submit(kept) if kept is not None else [])
+        )
+    for target, document, error, kept, read_ms, calls in read:
+        yield task.checked(target, document, error, kept, read_ms), calls
 
 
 def _decide_all(
-    config: Config, rubric: Rubric, evaluated: list[_Evaluated], judged: Judged, *, judged_run: bool
+    finishing: Finishing, evaluated: list[_Evaluated], judged: Judged, *, judged_run: bool
 ) -> list[FileResult]:
     results = []
     for item in evaluated:
@@ -360,15 +373,14 @@ def _decide_all(
             continue
         dims, calls, warnings = judged.get(item.target.display, ([], [], []))
         if not judged_run:
-            dims = _skipped_judged(rubric, "no judge configured")
+            dims = _skipped_judged(finishing.rubric, "no judge configured")
         results.append(
-            decide(
+            finishing.finish(
                 item.target.display,
                 [*item.dimensions, *dims],
-                rubric,
-                on_judge_error=config.on_judge_error,
-                seed=config.seed if judged_run else None,
-                judges=calls,
+                calls,
+                structural_ms=item.elapsed_ms,
+                seed=finishing.config.seed if judged_run else None,
                 warnings=[*item.warnings, *warnings],
             )
         )

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalgate.results import Report, Status
+from evalgate.results import Report, Status, Verdict
 from evalgate.validity.history_chart import mermaid_trend, run_means
 
 TREND_DROP = 0.5  # a fall in the mean of at least this much ...
@@ -153,11 +153,12 @@ def history_records(
     report: Report, *, now: datetime | None = None, run: str | None = None, commit: str | None = None
 ) -> list[HistoryRecord]:
     """The records a report adds to the history (files that could not be evaluated are left out:
-    they have no scores to trend, and their error is in the run's own report)."""
+    they have no scores to trend, and their error is in the run's own report; so are files the
+    judging budget left unjudged, whose judged scores are missing, not low)."""
     stamp = _timestamp(now)
     records = []
     for result in report.results:
-        if result.error is not None:
+        if result.error is not None or result.verdict is Verdict.NOT_JUDGED:
             continue
         judges = tuple(f"{j.backend}:{j.model}" for j in result.judges) or report.judges
         records.append(
