@@ -254,8 +254,10 @@ def config_json_schema() -> dict[str, Any]:
 # The command line's face of the configuration
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    """The options every command that runs an evaluation takes (check, calibrate, canary)."""
+def add_run_options(p: argparse.ArgumentParser, *, record_replies: str = "--record") -> None:
+    """The options every command that runs an evaluation takes (check, calibrate, canary);
+    `record_replies` names the option that records judge replies (calibrate's `--record` writes its
+    calibration record)."""
     from evalgate.rubric import pack_names
 
     p.add_argument("--rubric", help=f"rubric pack name ({', '.join(pack_names())}) or a YAML path")
@@ -270,7 +272,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, help="judge calls kept in flight (default 4)")
     p.add_argument("--cache-dir", help="judge reply cache directory (default .evalgate-cache/)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
-    p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
+    p.add_argument(
+        record_replies, dest="record", metavar="DIR", help="record every judge reply into DIR for replay:DIR"
+    )
     p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
     p.add_argument(

@@ -321,6 +321,9 @@ class RubricRef:
     id: str
     version: str
     prompt: str | None = None
+    # (judged dimension, the deterministic check that also computes it): the rubric's `mechanical:`
+    # links, the only pairs where a judge can be compared with a check (rubric health)
+    mechanical: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         """`research-loop version e8e3b0209f64` (`, prompt 158118978994` when judged)."""
@@ -331,6 +334,8 @@ class RubricRef:
         out: dict[str, Any] = {"id": self.id, "version": self.version}
         if self.prompt is not None:
             out["prompt"] = self.prompt
+        if self.mechanical:
+            out["mechanical"] = dict(self.mechanical)
         return out
 
 

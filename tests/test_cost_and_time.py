@@ -7,7 +7,6 @@ unknown) and the `openai` backend against a loopback model server (which reports
 
 from __future__ import annotations
 
-import io
 import json
 import shlex
 import shutil
@@ -19,7 +18,6 @@ import pytest
 from evalgate.cli import main
 from evalgate.config import Config
 from evalgate.github.checks_run import conclusion
-from evalgate.github.publish import context_from_env, publish
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.copilot import CopilotBackend, read_usage
 from evalgate.judging.backends.retry import RetryingBackend
@@ -31,9 +29,8 @@ from evalgate.run import run
 from evalgate.usage import Amount, JudgeCall, Usage
 from evalgate.yamlsafe import validated
 from tests.support import openai_server
-from tests.support.github_api import FakeGitHub
 from tests.support.openai_server import ModelServer, ServerReply
-from tests.support.reports import FAST_RETRY
+from tests.support.reports import posted
 
 model_server = openai_server.model_server  # the fixture, under its own name
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,15 +203,7 @@ def test_an_unknown_cost_stays_unknown_in_every_format(
     assert phrase in render(report, "text") and phrase in render(report, "markdown")
     assert "wall time" in render(report, "text")
 
-    with FakeGitHub(github_contract) as fake:
-        env = {"GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "octo/docs"}
-        ctx = context_from_env(
-            env, token="t", head_sha="c" * 40, pr_number=7, comment_mode="always", retry=FAST_RETRY
-        )
-        assert publish(report, ctx, io.StringIO()).ok
-        [check] = fake.check_runs.values()
-        [comment] = fake.comments.values()
-        assert fake.violations == []
+    check, comment = posted(report, github_contract)
     assert phrase in check["output"]["summary"] and phrase in comment["body"]
 
 

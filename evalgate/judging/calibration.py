@@ -220,3 +220,47 @@ def calibration_status(
         required=required,
         kappa=tuple((d.dimension, d.kappa(kind)) for d in record.dimensions),
     )
+
+
+def record_data(
+    *,
+    date: str,
+    rubric: Mapping[str, str | None],
+    judges: Sequence[tuple[str, Sequence[str]]],
+    gold: Mapping[str, Any],
+    floors: Mapping[str, Any],
+    passed: bool,
+    failures: Sequence[str],
+    overall: DimensionFigures,
+    dimensions: Sequence[DimensionFigures],
+    human_agreement: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A calibration record as `read_record` reads it: the format lives here, with its reader."""
+
+    def figures(d: DimensionFigures) -> dict[str, Any]:
+        return {
+            "dimension": d.dimension,
+            "items": d.items,
+            "exact": _rounded(d.exact),
+            "within_one": _rounded(d.within_one),
+            "kappa": {k: _rounded(v) for k, v in d.kappas.items()},
+        }
+
+    return {
+        "kind": RECORD_KIND,
+        "version": RECORD_VERSION,
+        "date": date,
+        "rubric": dict(rubric),
+        "judges": [{"spec": spec, "models": list(models)} for spec, models in judges],
+        "gold": dict(gold),
+        "floors": dict(floors),
+        "passed": passed,
+        "failures": list(failures),
+        "overall": figures(overall),
+        "dimensions": [figures(d) for d in dimensions],
+        "human_agreement": dict(human_agreement),
+    }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

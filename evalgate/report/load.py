@@ -308,7 +308,15 @@ def _budget(raw: Any, where: str) -> RunBudget | None:
 
 def _rubric(raw: Any, where: str) -> RubricRef:
     f = _Fields(raw, where)
-    return RubricRef(id=f.text("id"), version=f.text("version"), prompt=f.optional_text("prompt"))
+    links = f.raw.get("mechanical") or {}
+    if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
+        raise ReportLoadError(f"{f.at('mechanical')}: expected an object of judged dimension: check")
+    return RubricRef(
+        id=f.text("id"),
+        version=f.text("version"),
+        prompt=f.optional_text("prompt"),
+        mechanical=tuple((str(k), v) for k, v in links.items()),
+    )
 
 
 def report_from_json(raw: Any, where: str = "") -> Report:

@@ -215,7 +215,12 @@ class Finishing:
             )
         refused = sum(1 for r in results if any(j.budget_refused for j in r.judges))
         return Report(
-            rubric=RubricRef(rubric.id, rubric.version, self.prompt),
+            rubric=RubricRef(
+                rubric.id,
+                rubric.version,
+                self.prompt,
+                tuple((d.id, d.mechanical) for d in rubric.judged if d.mechanical),
+            ),
             results=tuple(results),
             judges=tuple(config.judges),
             notes=tuple(notes),

@@ -53,6 +53,7 @@ class HistoryRecord:
     commit: str | None = None  # the commit evaluated
     prompt_version: str | None = None  # the judges' prompt version (None: nothing judged)
     orders: tuple[tuple[str, ...], ...] = ()  # each judge's criteria order, in the order of `judges`
+    mechanical: tuple[tuple[str, str], ...] = ()  # (judged dimension, the check also computing it)
 
     @property
     def run_key(self) -> str:
@@ -87,6 +88,8 @@ class HistoryRecord:
                 out[key] = getattr(self, key)
         if self.orders:
             out["orders"] = [list(order) for order in self.orders]
+        if self.mechanical:
+            out["mechanical"] = dict(self.mechanical)
         return out
 
     @classmethod
@@ -110,6 +113,9 @@ class HistoryRecord:
         prompt = raw.get("prompt_version")
         if prompt is not None and not isinstance(prompt, str):
             raise ValueError("'prompt_version' must be a string or null")
+        links = raw.get("mechanical") or {}
+        if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
+            raise ValueError("'mechanical' must map judged dimension ids to check ids")
         orders = raw.get("orders") or []
         if not isinstance(orders, list) or not all(
             isinstance(o, list) and all(isinstance(i, str) for i in o) for o in orders
@@ -131,6 +137,7 @@ class HistoryRecord:
             commit=str(raw["commit"]) if raw.get("commit") is not None else None,
             prompt_version=prompt,
             orders=tuple(tuple(o) for o in orders),
+            mechanical=tuple((str(k), v) for k, v in links.items()),
         )
 
 
@@ -180,6 +187,7 @@ def history_records(
                 commit=commit,
                 prompt_version=report.rubric.prompt if result.judges else None,
                 orders=tuple(j.criteria_order for j in result.judges if j.criteria_order),
+                mechanical=report.rubric.mechanical if result.judges else (),
             )
         )
     return records
