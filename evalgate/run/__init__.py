@@ -2,6 +2,8 @@
 
 Takes a Config and the inputs (files, directories, globs); gives the Report. `workers`: the
 structural pass in worker processes, each document under the run's time budget (`document-timeout`).
+`outcome`: after the gate, files the judging budget left unjudged, judged failures not counted
+without a current calibration, budgets per document, each file's time, and the Report.
 """
 
 from __future__ import annotations

@@ -63,6 +63,8 @@ def _knowledge_work_by_text() -> list[list[object]]:
     """Scores that answer each shipped knowledge-work item with its inline labels."""
     rules = []
     for path in sorted((GOLD / "knowledge-work").glob("*.yml")):
+        if path.name == "labels.yml":
+            continue
         item = yaml.safe_load(path.read_text(encoding="utf-8"))
         first_line = item["response"].strip().splitlines()[-1]
         rules.append([first_line, item["labels"]])
@@ -77,6 +79,12 @@ def test_the_shipped_knowledge_work_and_support_reply_gold_sets_load_their_inlin
     assert kw.rubric == "knowledge-work" and len(kw.items) == 3
     by_file = {item.file: item.judged for item in kw.items}
     assert by_file["flaky-suite-budget.yml"]["accuracy"] == 1
+    # a second reader labelled all three (gold/README.md, "Two annotators"): 14 labels alike, 4 not
+    assert kw.annotators == ("author", "second-reader")
+    kw_dims = {d.id for d in load_rubric("knowledge-work").judged}
+    assert all(set(item.annotations["second-reader"]) == kw_dims for item in kw.items)
+    agreed = consensus(kw)
+    assert (agreed.agreed, agreed.single, len(agreed.disputed)) == (14, 0, 4)
     sr = load_gold(GOLD / "support-reply")
     assert sr.rubric == "support-reply" and len(sr.items) == 4
     wrong = next(item for item in sr.items if item.file == "refund-wrong-amount.yml")
@@ -93,6 +101,10 @@ def test_inline_gold_labels_calibrate(tmp_path: Path, capsys: pytest.CaptureFixt
     flat = json_judge(tmp_path, {"default": 3}, "flat")
     code, result = calibrate(gold, flat, capsys=capsys)
     assert code == 1 and result["overall"]["items"] == 18 and result["overall"]["exact"] < 0.6
+    # as shipped, with the second reader's labels: held to the 14 labels both annotators gave alike
+    shutil.copy(GOLD / "knowledge-work" / "labels.yml", gold / "labels.yml")
+    code, result = calibrate(gold, matching, capsys=capsys)
+    assert result["overall"]["items"] == 14 and result["human_agreement"]["pairs"]["disputed"] == 4
 
 
 def test_a_gold_item_labelled_twice_by_its_first_annotator_is_refused(tmp_path: Path) -> None:
