@@ -131,6 +131,13 @@ class Config:
     require_calibration: bool = False
     calibration_floors: CalibrationFloors | None = None  # replaces the rubric's `calibration:` floors
 
+    def for_measurement(self) -> Config:
+        """The configuration a measurement of the judges runs with (calibrate, the canary): every item
+        judged, whatever `budget:` says, and no calibration required or cited, no budgets per document."""
+        return dataclasses.replace(
+            self, budget=None, budgets=None, calibration=None, require_calibration=False
+        )
+
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again unless
         every one is already of its field's type (argparse typed it) and certainly within its bounds."""

@@ -294,13 +294,7 @@ def run_calibration(
     from evalgate.run import run
 
     gold = load_gold(gold_dir, rubric_override)
-    config = dataclasses.replace(
-        config.with_overrides(rubric=gold.rubric),
-        budget=None,
-        budgets=None,
-        calibration=None,
-        require_calibration=False,
-    )
+    config = config.with_overrides(rubric=gold.rubric).for_measurement()
     rubric = load_rubric(config.rubric)
     base = gold.directory.resolve()
     report = run(config.with_overrides(root=str(base)), [item.file for item in gold.items], base=base)

@@ -213,7 +213,7 @@ def measure_drift(
 
 
 def _config(config: Config, fixtures: Fixtures, judges: tuple[str, ...], record_dir: Path | None) -> Config:
-    return config.with_overrides(
+    return config.for_measurement().with_overrides(
         rubric=fixtures.rubric,
         seed=fixtures.seed,
         judges=judges,

@@ -388,3 +388,19 @@ def test_the_action_input_sets_require_calibration() -> None:
     assert read_inputs({}).require_calibration is None
     with pytest.raises(ActionInputError, match="require-calibration"):
         read_inputs({"INPUT_REQUIRE-CALIBRATION": "yes"})
+
+
+def test_a_measurement_judges_every_item_whatever_the_run_settings_say(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judging budget, budgets per document and require-calibration are for gating runs: calibrate
+    judges every gold item under them (a budget of one call would leave one item judged)."""
+    gold, judge = _clean_gold(tmp_path)
+    settings = tmp_path / "settings.yml"
+    settings.write_text(
+        "budget: {calls: 1}\nbudgets: {seconds-per-document: 1e-9, over-budget: fail}\n"
+        "require-calibration: true\n",
+        encoding="utf-8",
+    )
+    code, result = calibrate(gold, judge, "--config", str(settings), capsys=capsys)
+    assert code == 0 and result["items"] == 2 and result["overall"]["items"] == 8
