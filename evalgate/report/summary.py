@@ -85,8 +85,8 @@ def _run_facts(report: Report) -> list[str]:
         lines += [
             "",
             f"> ⚠️ **Judged failures not counted** in {uncounted} file(s): `require-calibration` is set and "
-            "the judges are not calibrated for this rubric and prompt version, so only the structural "
-            "checks decided these files. The judged failures are listed below as not counted.",
+            "the judges have no current calibration (above), so only the structural checks decided "
+            "these files. The judged failures are listed below as not counted.",
         ]
     if report.budget is not None:
         mark = "⚠️ " if report.budget.reached else ""
@@ -139,7 +139,8 @@ def _figure(result: FileResult) -> str:
         met, total = result.decision.criteria
         return f"{met}/{total} met"
     band = f" {markdown_cell(result.band)}" if result.band else ""
-    return _score(result.mean) + band
+    structural = " (structural checks)" if result.uncounted else ""  # as reasons.figure says
+    return _score(result.mean) + band + structural
 
 
 def _row(result: FileResult, timed: bool) -> str:

@@ -114,7 +114,7 @@ def _run_lines(report: Report) -> list[str]:
     if uncounted:
         lines.append(
             f"NOT COUNTED: judged failures in {uncounted} file(s) did not fail them: require-calibration is "
-            "set and the judges are not calibrated for this rubric and prompt version"
+            "set and the judges have no current calibration"
         )
     over = sum(1 for r in report.results if r.over_budget)
     if over:
