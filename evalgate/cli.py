@@ -104,7 +104,7 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 # `check`, and these modules pull in the judging stack (Jinja2, asyncio, an HTTP client), which was a
 # third of the CLI's start-up.
 MODULE_COMMANDS: dict[str, tuple[str, str]] = {
-    "calibrate": ("evalgate.validity.calibrate", "measure the judges against the labelled gold set"),
+    "calibrate": ("evalgate.validity.calibrate_command", "measure the judges against the labelled gold set"),
     "canary": ("evalgate.validity.canary", "re-judge frozen fixtures and fail on score drift"),
     "compare": ("evalgate.validity.compare", "pairwise preference of two files, asked in both orders"),
     "history": ("evalgate.validity.history_view", "read a score history: `history show FILE`"),

@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 
+from evalgate.rubric import CalibrationFloors
 from evalgate.yamlsafe import (
     Constraint,
     Invalid,
@@ -69,6 +70,33 @@ class Acronyms:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RunBudgetLimits:
+    """`budget:` judging stops when the run has made this many judge calls or spent these dollars
+    (docs/action.md, "Cost and time"); `on-budget` says whether the documents left unjudged fail it."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    calls: Annotated[int, Constraint(ge=1)] | None = None
+    usd: Annotated[float, POSITIVE] | None = None
+
+    def __post_init__(self) -> None:
+        if self.calls is None and self.usd is None:
+            raise ValueError("budget: give `calls`, `usd` or both")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentBudgets:
+    """`budgets:` what one document may take: seconds (its structural pass and judge calls) and
+    dollars (its judge calls at `prices:`, plus its seconds at `runner-usd-per-minute` when given).
+    A document over either is flagged; with `over-budget: fail` it also fails."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    seconds_per_document: Annotated[float, POSITIVE] | None = None
+    usd_per_document: Annotated[float, POSITIVE] | None = None
+    runner_usd_per_minute: Annotated[float, Constraint(ge=0)] | None = None
+    over_budget: Literal["warn", "fail"] = "warn"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config:
     """Everything a run needs to know, from any source."""
 
@@ -99,6 +127,20 @@ class Config:
     history_keep: Annotated[int, Constraint(ge=1)] = 1000
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
     acronyms: Acronyms = Acronyms()
+    budget: RunBudgetLimits | None = None  # judge calls or dollars per run, then "not judged"
+    on_budget: Literal["fail", "skip"] = "fail"  # do documents left unjudged by `budget:` fail the run
+    budgets: DocumentBudgets | None = None  # seconds and dollars per document, flagged when passed
+    calibration: str | None = None  # a record `evalgate calibrate --record FILE` wrote (relative to the cwd)
+    # judged failures fail a file only when `calibration:` is current for the run's rubric, prompt and judges
+    require_calibration: bool = False
+    calibration_floors: CalibrationFloors | None = None  # replaces the rubric's `calibration:` floors
+
+    def for_measurement(self) -> Config:
+        """The configuration a measurement of the judges runs with (calibrate, the canary): every item
+        judged, whatever `budget:` says, and no calibration required or cited, no budgets per document."""
+        return dataclasses.replace(
+            self, budget=None, budgets=None, calibration=None, require_calibration=False
+        )
 
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again unless
@@ -125,6 +167,8 @@ _PLAIN_FIELDS: dict[str, type] = {
     "record_dir": str,
     "root": str,
     "history": str,
+    "calibration": str,
+    "require_calibration": bool,
 }
 
 
@@ -221,8 +265,10 @@ def config_json_schema() -> dict[str, Any]:
 # The command line's face of the configuration
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    """The options every command that runs an evaluation takes (check, calibrate, canary)."""
+def add_run_options(p: argparse.ArgumentParser, *, record_replies: str = "--record") -> None:
+    """The options every command that runs an evaluation takes (check, calibrate, canary);
+    `record_replies` names the option that records judge replies (calibrate's `--record` writes its
+    calibration record)."""
     from evalgate.rubric import pack_names
 
     p.add_argument("--rubric", help=f"rubric pack name ({', '.join(pack_names())}) or a YAML path")
@@ -237,7 +283,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, help="judge calls kept in flight (default 4)")
     p.add_argument("--cache-dir", help="judge reply cache directory (default .evalgate-cache/)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
-    p.add_argument("--record", metavar="DIR", help="record every judge reply into DIR for replay:DIR")
+    p.add_argument(
+        record_replies, dest="record", metavar="DIR", help="record every judge reply into DIR for replay:DIR"
+    )
     p.add_argument("--on-judge-error", choices=("fail", "skip"), help="a judge that errored fails the file")
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 600)")
     p.add_argument(
@@ -249,6 +297,17 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", metavar="I/N", help="evaluate only shard I of N (stable partition by path)")
     p.add_argument("--root", help="files reached through symlinks must stay inside this directory")
     p.add_argument("--history", metavar="FILE", help="append per-file records to this JSONL history")
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="a calibration record (calibrate --record): reports say whether the judges are calibrated",
+    )
+    p.add_argument(
+        "--require-calibration",
+        action="store_true",
+        default=None,
+        help="judged failures fail a file only when the calibration record is current",
+    )
 
 
 def config_from_args(args: argparse.Namespace, loaded: Config | None = None) -> Config:
@@ -277,4 +336,6 @@ def config_from_args(args: argparse.Namespace, loaded: Config | None = None) -> 
         shard=getattr(args, "shard", None),
         root=getattr(args, "root", None),
         history=getattr(args, "history", None),
+        calibration=getattr(args, "calibration", None),
+        require_calibration=getattr(args, "require_calibration", None),
     )

@@ -11,6 +11,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from evalgate.rubric import CalibrationStatus
+
+# Defined with the rest of the accounting in evalgate.usage; most of the package imports them from here.
+from evalgate.usage import JudgeCall as JudgeCall
+from evalgate.usage import Reply as Reply
+from evalgate.usage import RunBudget, Usage
+
 DimensionKind = Literal["deterministic", "judge"]
 
 
@@ -28,6 +35,10 @@ class Verdict(StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
+    # neither PASS nor FAIL: the run's `budget:` was spent before the file's judges were asked (a file
+    # the structural checks fail outright is FAIL all the same). The run fails on it unless
+    # `on-budget: skip`; the check run's conclusion is then `neutral` (docs/action.md).
+    NOT_JUDGED = "NOT_JUDGED"
 
 
 @dataclass(frozen=True)
@@ -40,7 +51,7 @@ class Finding:
 
     `rule` names which of its dimension's rules the finding breaks (`unexpanded`, `missing_section`),
     set by the check. With the dimension and the message it makes the finding's fingerprint, which
-    `gate-on: new` compares with the base version's (evalgate/gate_on.py): `key`, when the check sets
+    `gate-on: new` compares with the base version's (evalgate/gate/compare.py): `key`, when the check sets
     it, stands in for the message there (a message that numbers or counts things, "Key Finding 3
     has 12 words", whose numbers move when a line is inserted). `anchor` is a digest of the text of
     the lines the finding points at (set by `checks.run_check`), used only to tell which of several
@@ -137,52 +148,9 @@ class DimensionResult:
         return out
 
 
-@dataclass(frozen=True)
-class Reply:
-    """What a judge backend returns for one prompt."""
-
-    text: str
-    model: str
-    latency_ms: float
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-
-
-@dataclass(frozen=True)
-class JudgeCall:
-    """Accounting for one judge's work on one file (all attempts, including a repair retry)."""
-
-    backend: str
-    model: str
-    latency_ms: float = 0.0
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    overall_claimed: str | None = None  # "PASS" | "FAIL" | None: the judge's own claim, never decisive
-    cached: bool = False
-    calls: int = 0
-    error: str | None = None
-    criteria_order: tuple[str, ...] = ()  # the judged dimensions in the order the prompt listed them
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "model": self.model,
-            "latency_ms": round(self.latency_ms, 1),
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost_usd": self.cost_usd,
-            "overall_claimed": self.overall_claimed,
-            "cached": self.cached,
-            "calls": self.calls,
-            "error": self.error,
-            "criteria_order": list(self.criteria_order),
-        }
-
-
 class Rule(StrEnum):
-    """The gate's rules, each named by the rubric key that sets it (the JSON's `rule`)."""
+    """The gate's rules, each named by the rubric key (or configuration key) that sets it (the JSON's
+    `rule`)."""
 
     HARD_FAIL = "hard_fail"  # a hard-fail dimension below `hard_fail_below`
     FAIL_ON_SCORE = "fail_on_score"  # "any 1": a dimension at or below `fail_on_score`
@@ -196,6 +164,8 @@ class Rule(StrEnum):
     CHECK_ERROR = "check_error"  # a deterministic check failed to run: the verdict is ERROR
     NOTHING_EVALUATED = "nothing_evaluated"
     FILE_ERROR = "file_error"  # the file could not be read or parsed
+    BUDGETS = "budgets"  # `budgets:` with `over-budget: fail`: the file took more time or money than allowed
+    BUDGET = "budget"  # the run's `budget:` was spent before the file was judged (NOT_JUDGED)
 
 
 @dataclass(frozen=True)
@@ -279,7 +249,7 @@ GateOnMode = Literal["new", "all"]
 @dataclass(frozen=True)
 class AgainstBase:
     """A file judged under `gate-on: new`: what it was compared with at the base commit, and what
-    the change made worse (evalgate/gate_on.py decides it).
+    the change made worse (evalgate/gate/compare.py decides it).
 
     `new` counts the findings the base version does not have, `existing` those it has too (reported
     as notices). `existed_rules` are the rules the file fails that its base version failed as well,
@@ -332,6 +302,19 @@ class FileResult:
     reasons: tuple[str, ...] = ()  # why the gate decided as it did, in words (the failed checks' texts)
     decision: Decision | None = None  # the same, as data (None on results made without the gate)
     against_base: AgainstBase | None = None  # under `gate-on: new`: the comparison that decided
+    # the wall-clock time of the file's own steps: its structural pass plus each judge call's, added
+    # (not the time it waited for a worker or a call slot); None when not measured
+    wall_ms: float | None = None
+    # judged rules the file failed that did not count against it: `require-calibration` with no
+    # current calibration (the verdict is then the structural checks'); reports show them as such
+    uncounted: tuple[RuleCheck, ...] = ()
+    # what went over a per-document budget (`budgets:`): "412 s, over the budget of 300 s per document"
+    over_budget: tuple[str, ...] = ()
+
+    @property
+    def usage(self) -> Usage:
+        """What judging this file used (its judges' calls added up)."""
+        return Usage.of(self.judges)
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -370,6 +353,14 @@ class FileResult:
             out["decision"] = self.decision.to_json()
         if self.against_base is not None:
             out["gate_on"] = self.against_base.to_json()
+        if self.wall_ms is not None:
+            out["wall_ms"] = round(self.wall_ms, 1)
+        if self.judges:
+            out["usage"] = self.usage.to_json()
+        if self.uncounted:
+            out["uncounted"] = [c.to_json() for c in self.uncounted]
+        if self.over_budget:
+            out["over_budget"] = list(self.over_budget)
         return out
 
 
@@ -392,6 +383,9 @@ class RubricRef:
     id: str
     version: str
     prompt: str | None = None
+    # (judged dimension, the deterministic check that also computes it): the rubric's `mechanical:`
+    # links, the only pairs where a judge can be compared with a check (rubric health)
+    mechanical: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         """`research-loop version e8e3b0209f64` (`, prompt 158118978994` when judged)."""
@@ -402,13 +396,15 @@ class RubricRef:
         out: dict[str, Any] = {"id": self.id, "version": self.version}
         if self.prompt is not None:
             out["prompt"] = self.prompt
+        if self.mechanical:
+            out["mechanical"] = dict(self.mechanical)
         return out
 
 
 @dataclass(frozen=True)
 class GateOn:
     """Which findings a run's verdicts count (`gate-on`), and why that mode: `new`, what the change
-    made worse against `base_sha`; `all`, every finding (evalgate/gate_on.py)."""
+    made worse against `base_sha`; `all`, every finding (evalgate/gate/compare.py)."""
 
     mode: GateOnMode
     why: str  # "the default on pull_request", "the gate-on input", "gate-on in .evalgate.yml", ...
@@ -436,6 +432,9 @@ class Report:
     not_evaluated: tuple[NotEvaluated, ...] = ()
     # which findings the verdicts count (None: not stated, every finding, as `evalgate check` by default)
     gate_on: GateOn | None = None
+    wall_ms: float | None = None  # the run's wall-clock time, start to report (None: not measured)
+    calibration: CalibrationStatus | None = None  # what the `calibration:` record says, when configured
+    budget: RunBudget | None = None  # the run's `budget:` and whether judging stopped at it
 
     @property
     def verdict(self) -> Verdict:
@@ -443,29 +442,49 @@ class Report:
             return Verdict.ERROR
         if any(r.verdict is Verdict.FAIL for r in self.results):
             return Verdict.FAIL
+        if any(r.verdict is Verdict.NOT_JUDGED for r in self.results):
+            return Verdict.NOT_JUDGED
         return Verdict.PASS
+
+    @property
+    def usage(self) -> Usage:
+        """What the run's judging used, every file's judges added up (with their base versions')."""
+        calls = [j for r in self.results for j in r.judges]
+        # under `gate-on: new`, the base versions' calls are the run's too
+        calls += [j for r in self.results if r.against_base for j in r.against_base.base_calls]
+        return Usage.of(calls)
 
     def summary(self) -> dict[str, Any]:
         counts = {v.value: sum(1 for r in self.results if r.verdict is v) for v in Verdict}
         skipped = sorted({d for r in self.results for d in r.skipped})
         unverified = sum(d.unverified_evidence for r in self.results for d in r.dimensions)
-        calls = [j for r in self.results for j in r.judges]
-        calls += [j for r in self.results if r.against_base for j in r.against_base.base_calls]
+        usage = self.usage
+        cost = usage.cost_usd.total
         out: dict[str, Any] = {
             "verdict": self.verdict.value,
             "evaluated": len(self.results),
             "passed": counts["PASS"],
             "failed": counts["FAIL"],
             "errors": counts["ERROR"],
+            "not_judged": counts["NOT_JUDGED"],
             "skipped_dimensions": skipped,
             "unverified_evidence": unverified,
-            "judge_calls": sum(j.calls for j in calls),
-            "cached_judgements": sum(1 for j in calls if j.cached),
-            "tokens_in": sum(j.tokens_in or 0 for j in calls),
-            "tokens_out": sum(j.tokens_out or 0 for j in calls),
-            "cost_usd": round(sum(j.cost_usd or 0.0 for j in calls), 6),
+            "judge_calls": usage.calls,
+            "cached_judgements": usage.cached,
+            # totals, or null when a call did not report them (`usage` has the part that is known)
+            "tokens_in": None if usage.tokens_in.total is None else int(usage.tokens_in.known),
+            "tokens_out": None if usage.tokens_out.total is None else int(usage.tokens_out.known),
+            "cost_usd": None if cost is None else round(cost, 6),
+            "usage": usage.to_json(),
+            "wall_ms": None if self.wall_ms is None else round(self.wall_ms, 1),
+            "over_budget": sum(1 for r in self.results if r.over_budget),
+            "uncounted_judged_failures": sum(1 for r in self.results if r.uncounted),
             "notes": list(self.notes),
         }
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_json()
+        if self.budget is not None:
+            out["budget"] = self.budget.to_json()
         if self.gate_on is not None:
             out["gate_on"] = self.gate_on_summary()
         return out
@@ -508,5 +527,9 @@ EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def exit_code(report: Report) -> int:
-    """The exit code a workflow can trust: 0 only when the report's verdict is PASS."""
+    """The exit code a workflow can trust: 0 only when the report's verdict is PASS, or NOT_JUDGED
+    under `on-budget: skip` (files the budget left unjudged, none failed)."""
+    if report.verdict is Verdict.NOT_JUDGED:
+        skip = report.budget is not None and report.budget.on_budget == "skip"
+        return EXIT_PASS if skip else EXIT_FAIL
     return EXIT_PASS if report.verdict is Verdict.PASS else EXIT_FAIL

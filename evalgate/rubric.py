@@ -157,6 +157,59 @@ class Inputs:
     parts: tuple[InputPart, ...]
 
 
+KappaKind = Literal["cohen", "linear", "quadratic"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrationFloors:
+    """What `evalgate calibrate` holds the judges to, against the human labels where the humans
+    agree: pooled over every judged (item, dimension) pair, the share scored exactly as labelled
+    (`exact`) and within one point (`within_one`); on each judged dimension, kappa (`kappa`). Raw
+    agreement alone flatters a judge on a skewed scale (a constant judge agrees on 75% of the gold
+    set's pairs with a kappa of 0), so all three must be met. `kappa_kind`: Cohen's unweighted kappa,
+    or weighted kappa with linear or quadratic disagreement weights; default quadratic on an ordinal
+    scale of more than two points (a 4 for a 5 costs less than a 1 for a 5), Cohen's on a binary one."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
+    exact: Annotated[float, Constraint(ge=0, le=1)] = 0.6
+    within_one: Annotated[float, Constraint(ge=0, le=1)] = 0.9
+    kappa: Annotated[float, Constraint(ge=-1, le=1)] = 0.4
+    kappa_kind: KappaKind | None = None
+
+    def kind_for(self, scale: Scale) -> KappaKind:
+        """The kappa used on `scale`: the one given, else quadratic (ordinal) or Cohen's (binary)."""
+        if self.kappa_kind is not None:
+            return self.kappa_kind
+        return "cohen" if scale.max - scale.min == 1 else "quadratic"
+
+
+@dataclass(frozen=True)
+class CalibrationStatus:
+    """What the configured calibration record (`calibration:`) says about the judges of a run: whether
+    they were calibrated for its rubric version, prompt version and judges, and passed (`current`).
+
+    `text` is the sentence every report prints: "calibrated on DATE: kappa ..." or "not calibrated for
+    this rubric and prompt version: scores are a signal, not a measurement". With `required`
+    (`require-calibration`) and no current calibration, judged failures do not fail a file."""
+
+    current: bool
+    text: str
+    record: str | None = None
+    date: str | None = None
+    required: bool = False
+    kappa: tuple[tuple[str, float | None], ...] = ()  # per judged dimension, from the record
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "current": self.current,
+            "text": self.text,
+            "record": self.record,
+            "date": self.date,
+            "required": self.required,
+            "kappa": {dimension: value for dimension, value in self.kappa},
+        }
+
+
 def _unique_ids(dimensions: tuple[Dimension, ...]) -> None:
     seen: set[str] = set()
     for d in dimensions:
@@ -180,6 +233,7 @@ class Rubric:
     policy: Policy = Policy()
     judging: Judging = Judging()
     inputs: Inputs | None = None
+    calibration: CalibrationFloors = CalibrationFloors()
 
     def __post_init__(self) -> None:
         field_rule("dimensions", _unique_ids, self.dimensions)
@@ -196,6 +250,9 @@ class Rubric:
         dumped = self.as_data()
         if self.inputs is None:
             del dumped["inputs"]
+        # The calibration floors decide whether a calibration passes, not what a score means: a
+        # stricter floor starts no new history series and leaves a calibration record current.
+        del dumped["calibration"]
         for dimension in dumped["dimensions"]:
             if dimension.get("params") is None:
                 dimension.pop("params", None)

@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "gold" / "research-loop"
 SCRIPTED_JUDGE = ROOT / "tests" / "fixtures" / "canary" / "scripted_judge.py"
 # Timing fields: the only values allowed to differ between two runs of the same inputs.
-TIMING = re.compile(rb'"latency_ms": [0-9.eE+-]+')
+TIMING = re.compile(rb'"(latency_ms|wall_ms)": [0-9.eE+-]+')
 
 
 def without_timings(jsonl: bytes) -> bytes:
     """The JSONL bytes with every timing value replaced by 0 (everything else byte for byte)."""
-    return TIMING.sub(b'"latency_ms": 0', jsonl)
+    return TIMING.sub(rb'"\1": 0', jsonl)
 
 
 @pytest.fixture

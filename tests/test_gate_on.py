@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from evalgate.gate_on import fingerprint, marked
+from evalgate.gate.compare import fingerprint, marked
 from evalgate.results import Finding
 from tests.checks.research_item import FINDINGS, ROWS, line_of, research_item
 from tests.support.cli import run_in
@@ -430,3 +430,43 @@ def test_an_unchanged_base_version_is_neither_judged_again_nor_counted_twice(
     assert result["gate_on"]["base_path"] == ITEM and "base_judges" not in result["gate_on"]
     assert len(log.read_text().splitlines()) == 1 and report["summary"]["judge_calls"] == 1
     assert result["gate_on"]["base_scores"]["executive_summary_first_sentence"] == 4 and code == 0
+
+
+def test_a_document_the_judging_budget_left_unjudged_stays_not_judged_under_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`budget:` spent before a document's judges were asked is this run's fact, never a finding
+    its base version could have had: the head stays NOT_JUDGED (neither a PASS nor a FAIL)."""
+    text = research_item()
+    other = text.replace("Policy digest", "Other digest")
+    repo, base = _repo(tmp_path, {ITEM: text, OTHER: other, ".evalgate.yml": "budget: {calls: 1}\n"})
+    repo.commit("edit both", {ITEM: text.replace("It is cheap.", "It is cheap, too."), OTHER: other + "\n"})
+    judge = _judge(tmp_path, tmp_path / "calls.log")
+
+    code, report = _check(
+        repo,
+        capsys,
+        ITEM,
+        OTHER,
+        "--judge",
+        judge,
+        "--no-cache",
+        "--jobs",
+        "1",
+        "--gate-on",
+        "new",
+        "--base",
+        base,
+    )
+    # one call: the calls run concurrently, so which of the four versions had it varies
+    refused = [r for r in report["results"] if r["judges"][0].get("budget_refused")]
+    assert refused and report["summary"]["not_judged"] == len(refused) and code == 1  # on-budget: fail
+    for result in refused:
+        assert result["verdict"] == "NOT_JUDGED", result["reasons"]
+        assert result["reasons"] == [
+            "not judged: budget reached (the run's judging budget of 1 call was spent)"
+        ]
+    for result in report["results"]:
+        if result not in refused:  # judged, its base version not: a score below the floor counts
+            assert result["verdict"] == "FAIL"
+            assert result["reasons"][0].endswith("no score at the base commit to compare with")

@@ -11,15 +11,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "evalgate"
 
 # Lowest first. A module may import its own stage and any stage listed before it; nothing else.
-# Within the base, the data types (results, rubric) and the YAML loader sit below the configuration.
+# Within the base, the data types (usage and rubric below results, which holds them) and the YAML
+# loader sit below the configuration.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalgate", "evalgate.yamlsafe"),
-    ("evalgate.results", "evalgate.rubric"),
+    ("evalgate.usage", "evalgate.rubric"),
+    ("evalgate.results",),
     ("evalgate.config", "evalgate.discover"),
     ("evalgate.document",),
     ("evalgate.checks",),
     ("evalgate.judging",),
-    ("evalgate.gate", "evalgate.gate_on", "evalgate.report"),
+    ("evalgate.gate", "evalgate.report"),
     ("evalgate.run",),
     ("evalgate.fix",),
     ("evalgate.validity",),

@@ -289,7 +289,10 @@ def test_computed_amounts_agree_with_the_gold_labels(item):
     assert result.score == int(labels["amount_matches_tools"]["met"])
 
 
-@pytest.mark.parametrize("item", sorted((GOLD / "knowledge-work").glob("*.yml")), ids=lambda p: p.stem)
+KW_GOLD_ITEMS = sorted(p for p in (GOLD / "knowledge-work").glob("*.yml") if p.name != "labels.yml")
+
+
+@pytest.mark.parametrize("item", KW_GOLD_ITEMS, ids=lambda p: p.stem)
 def test_gold_knowledge_work_items_render_without_their_labels(item):
     raw = item.read_text(encoding="utf-8")
     data = yaml.safe_load(raw)

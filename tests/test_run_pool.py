@@ -25,6 +25,11 @@ _SCRIPT = textwrap.dedent(
     from evalgate.config import Config
     from evalgate.report.jsonfile import render_json
 
+    def without_timings(value):  # as tests/support/timings.py: the one thing two runs may differ in
+        if isinstance(value, dict):
+            return {k: without_timings(v) for k, v in value.items() if k not in ("latency_ms", "wall_ms")}
+        return [without_timings(v) for v in value] if isinstance(value, list) else value
+
     used = []
     original = run_module._start_method
     def recording():
@@ -42,8 +47,8 @@ _SCRIPT = textwrap.dedent(
         held.acquire()
         _thread.start_new_thread(held.acquire, ())
         assert threading.active_count() == 1
-    pooled = json.loads(render_json(run_module.run(Config(jobs=2), [sys.argv[1]])))
-    alone = json.loads(render_json(run_module.run(Config(jobs=1), [sys.argv[1]])))
+    pooled = without_timings(json.loads(render_json(run_module.run(Config(jobs=2), [sys.argv[1]]))))
+    alone = without_timings(json.loads(render_json(run_module.run(Config(jobs=1), [sys.argv[1]]))))
     print(json.dumps({"used": used, "same": pooled == alone, "files": len(pooled["results"])}))
     """
 )

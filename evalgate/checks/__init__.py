@@ -110,7 +110,7 @@ def anchored(document: Document, finding: Finding) -> Finding:
     """The finding with its `anchor`: a digest of the file's text on the lines it points at, white
     space folded. Under `gate-on: new` it tells which of several findings that share a fingerprint
     are the new ones (the row a change added, not an old one above it); it never decides that a
-    finding is new (evalgate/gate_on.py)."""
+    finding is new (evalgate/gate/compare.py)."""
     last = max(finding.end_line or finding.line, finding.line)
     text = " ".join(" ".join(document.file_line(n).split()) for n in range(finding.line, last + 1))
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -91,6 +91,7 @@ class ActionInputs:
     history_path: str = "evalgate/history.jsonl"
     gate_on: GateOnMode | None = None  # None: the configuration's, else the event's default
     suggest: bool = False  # post `evalgate fix`'s edits on a pull request's lines as suggestions
+    require_calibration: bool | None = None  # None: the configuration decides
 
     def __repr__(self) -> str:  # the dataclass repr would print both tokens
         return f"ActionInputs(check_name={self.check_name!r}, comment={self.comment!r}, tokens=***)"
@@ -131,6 +132,9 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
     suggest = action_input(env, "suggest").lower()
     if suggest not in SWITCHES:
         raise ActionInputError(f"input 'suggest' must be true or false, got {suggest!r}")
+    require = action_input(env, "require-calibration").lower()
+    if require not in ("", "true", "false"):
+        raise ActionInputError(f"input 'require-calibration' must be true or false, got {require!r}")
     paths = action_input(env, "paths")
     return ActionInputs(
         # the input always arrives (action.yml has a default); at that default, .evalgate.yml decides
@@ -151,6 +155,7 @@ def read_inputs(env: Mapping[str, str], credentials: Mapping[str, str] | None = 
         history_path=history_path,
         gate_on=gate_on,  # type: ignore[arg-type]  # checked against GATE_ON_MODES above
         suggest=SWITCHES[suggest],
+        require_calibration=None if not require else require == "true",
     )
 
 
@@ -203,6 +208,7 @@ def build_config(inputs: ActionInputs, loaded: Config | None = None) -> Config:
         seed=inputs.seed,
         jobs=inputs.jobs,
         cache_dir=inputs.cache_dir,
+        require_calibration=inputs.require_calibration,
     )
     config = config_from_args(options, loaded)
     return config.with_overrides(paths=inputs.paths) if inputs.paths else config

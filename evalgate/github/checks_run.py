@@ -14,7 +14,7 @@ from evalgate.github.api import ApiResponse, GitHubClient
 from evalgate.report.escape import neutralise_mentions, plain_line
 from evalgate.report.reasons import EXISTED, is_notice
 from evalgate.report.summary import render_summary
-from evalgate.results import FileResult, Report, Verdict
+from evalgate.results import EXIT_PASS, FileResult, Report, Verdict, exit_code
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 ANNOTATIONS_PER_REQUEST = 50
@@ -120,7 +120,11 @@ def annotations_for(report: Report, limit: int | None = None) -> tuple[Annotatio
 
 
 def conclusion(report: Report) -> str:
-    """The check-run conclusion for the run's verdict (decided by the gate, only mapped here)."""
+    """The check-run conclusion for the run's verdict (decided by the gate, only mapped here). Files
+    the judging budget left unjudged (NOT_JUDGED, nothing failed) are `neutral` under `on-budget:
+    skip`, which a required check accepts as GitHub does a skipped job, and `failure` otherwise."""
+    if report.verdict is Verdict.NOT_JUDGED:
+        return "neutral" if exit_code(report) == EXIT_PASS else "failure"
     return "success" if report.verdict is Verdict.PASS else "failure"
 
 
@@ -129,15 +133,22 @@ def headline(report: Report) -> str:
     summary = report.summary()
     if report.verdict is Verdict.PASS:
         text = f"{summary['passed']} of {summary['evaluated']} file(s) pass"
+    elif report.verdict is Verdict.NOT_JUDGED:
+        text = f"{summary['not_judged']} of {summary['evaluated']} file(s) not judged: budget reached"
     else:
         text = f"{summary['failed']} of {summary['evaluated']} file(s) fail"
         if summary["errors"]:
             text += f", {summary['errors']} error(s)"
+        if summary["not_judged"]:
+            text += f", {summary['not_judged']} not judged"
     gate = summary.get("gate_on")
     if gate is not None and gate["mode"] == "new":
         text += f" (gate-on new: {gate['new_findings']} new, {gate['existing_findings']} existed before)"
     elif gate is not None:
         text += " (gate-on all)"
+    if summary["uncounted_judged_failures"]:
+        uncounted = summary["uncounted_judged_failures"]
+        text += f" ({uncounted} with judged failures not counted: judge not calibrated)"
     return text
 
 
@@ -202,7 +213,10 @@ def post_commit_status(
     target_url: str | None = None,
 ) -> ApiResponse:
     """The fallback when checks cannot be written: one commit status with the verdict."""
-    state = {Verdict.PASS: "success", Verdict.FAIL: "failure", Verdict.ERROR: "error"}[report.verdict]
+    states = {Verdict.PASS: "success", Verdict.FAIL: "failure", Verdict.ERROR: "error"}
+    # a status has no `neutral`: files left unjudged under `on-budget: skip` are a success with the
+    # headline saying so, and a failure otherwise
+    state = states.get(report.verdict) or ("success" if exit_code(report) == EXIT_PASS else "failure")
     body: dict[str, Any] = {
         "state": state,
         "context": context,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from evalgate.report.load import ReportLoadError, load_report
 from evalgate.report.render import FORMATS, render
 from evalgate.results import EXIT_USAGE, FileResult, Report, Verdict, exit_code
+from evalgate.usage import RunBudget
 
 if TYPE_CHECKING:  # publishing imports the HTTP client; only --publish needs it
     from evalgate.github.comment import CommentMode
@@ -92,12 +93,35 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[str] | None = Non
     judges = next((r.judges for r in reports if r.judges), ())
     notes = tuple(dict.fromkeys(note for r in reports for note in r.notes))
     results = tuple(by_path[path][0] for path in sorted(by_path))
-    merged = Report(rubric=first.rubric, results=results, judges=judges, notes=notes, gate_on=first.gate_on)
+    merged = Report(
+        rubric=first.rubric,
+        results=results,
+        judges=judges,
+        notes=notes,
+        gate_on=first.gate_on,
+        # every shard read the same configuration: one calibration; each shard had its own budget
+        calibration=next((r.calibration for r in reports if r.calibration is not None), None),
+        budget=_budgets([r.budget for r in reports if r.budget is not None]),
+    )
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
 
         merged = replace(merged, agreement=agreement_by_dimension(merged, scale=_scale(first)))
     return merged
+
+
+def _budgets(budgets: Sequence[RunBudget]) -> RunBudget | None:
+    """The shards' judging budgets as one: each shard spent its own (`budget:` is per run), added."""
+    if not budgets:
+        return None
+    return replace(
+        budgets[0],
+        calls_made=sum(b.calls_made for b in budgets),
+        usd_spent=sum(b.usd_spent for b in budgets),
+        reached=any(b.reached for b in budgets),
+        not_judged=sum(b.not_judged for b in budgets),
+        unknown_cost_calls=sum(b.unknown_cost_calls for b in budgets),
+    )
 
 
 def _check_shards(reports: Sequence[Report], names: Sequence[str]) -> None:

@@ -290,6 +290,7 @@ def _pinned(
     elif rel is not None and rel != "." and os.path.lexists(tree.workspace / rel):
         config = declared.with_overrides(rubric=_pinned_pack(rubric, tree, scratch))
     config = _pinned_glossary(config, tree, changed, scratch)
+    config = _pinned_calibration(config, tree, scratch)
     return TrustedPolicy(config, tree.commit, declared, changed, config_file, introduced)
 
 
@@ -318,6 +319,25 @@ def _pinned_glossary(config: Config, tree: CommitFiles, changed: frozenset[str],
     else:
         pinned = _scratch_copy(scratch, f"base-glossary-{Path(rel).name}", text)
     return config.with_overrides(acronyms=dataclasses.replace(config.acronyms, glossary=pinned))
+
+
+def _pinned_calibration(config: Config, tree: CommitFiles, scratch: Path) -> Config:
+    """Point `calibration:` at the base's copy of the record, when it is a repository file: the record
+    decides whether judged failures count (`require-calibration`), so a pull request must not bring
+    its own. A record the base does not have is read from a path that does not exist, named so that
+    the report says why ("not calibrated: .../absent-from-the-base-commit/...: not found")."""
+    record = config.calibration
+    rel = repository_path(tree.workspace, record) if record else None
+    if rel is None or rel == ".":
+        return config
+    text = tree.read(rel)
+    if text is None:
+        return dataclasses.replace(
+            config, calibration=str(scratch / "absent-from-the-base-commit" / Path(rel).name)
+        )
+    return dataclasses.replace(
+        config, calibration=_scratch_copy(scratch, f"base-calibration-{Path(rel).name}", text)
+    )
 
 
 def _scratch_copy(scratch: Path, name: str, text: str) -> str:

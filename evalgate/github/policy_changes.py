@@ -56,8 +56,8 @@ def _show(value: object) -> str:
 
 
 def policy_files(config: Config, workspace: Path, config_file: str) -> set[str]:
-    """The workspace-relative files a configuration reads: itself, a rubric file, the glossary file, judge
-    programs."""
+    """The workspace-relative files a configuration reads: itself, a rubric file, the glossary file, the
+    calibration record, judge programs."""
     files = {config_file}
     rel = repository_path(workspace, config.rubric)
     if rel is not None and rel != "." and is_rubric_file(config.rubric, (workspace / rel).is_file):
@@ -65,6 +65,9 @@ def policy_files(config: Config, workspace: Path, config_file: str) -> set[str]:
     glossary = repository_path(workspace, config.acronyms.glossary) if config.acronyms.glossary else None
     if glossary is not None and glossary != ".":
         files.add(glossary)
+    record = repository_path(workspace, config.calibration) if config.calibration else None
+    if record is not None and record != ".":
+        files.add(record)
     for spec in config.judges:
         files.update(judge_paths(spec, workspace))
     return files

@@ -110,6 +110,7 @@ def step_outputs(report: Report, results_file: str | None) -> dict[str, str]:
         "passed": str(summary["passed"]),
         "failed": str(summary["failed"]),
         "errors": str(summary["errors"]),
+        "not-judged": str(summary["not_judged"]),
         "failing-files": "\n".join(r.path for r in report.results if r.verdict.value != "PASS"),
     }
     if results_file:

@@ -6,6 +6,8 @@ renders the Jinja2 template (criteria in an order drawn per call; the template s
 prompt version), `backends/` asks a judge (Copilot CLI, OpenAI-compatible,
 command, replay), `parse` reads its score table or JSON, `evidence` verifies its quotes, `cache`
 keeps replies keyed by everything that shapes them, `judge` and `setup` run the calls, `ensemble`
-combines several judges on a dimension and `agreement` measures how far they agree. The verdict is
-not decided here (`evalgate.gate` does that from the rubric's policy).
+combines several judges on a dimension and `agreement` measures how far they agree; `budget` admits
+calls while the run's judging budget lasts, and `calibration` reads a stored calibration record and
+says whether it covers a run's judges. The verdict is not decided here (`evalgate.gate` does that
+from the rubric's policy).
 """

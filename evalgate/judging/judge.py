@@ -12,17 +12,21 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import fmean
 
 from evalgate.document import Document
 from evalgate.judging.backends import Backend, BackendError
+from evalgate.judging.budget import BudgetReached, JudgingBudget
 from evalgate.judging.cache import CacheKey, JudgeCache, document_sha256
 from evalgate.judging.evidence import verify_quotes
 from evalgate.judging.parse import DimensionReply, ParsedReply, parse_reply
 from evalgate.judging.prompt import PromptError, RenderedPrompt, render_judge_prompt, render_repair_prompt
 from evalgate.results import DimensionResult, JudgeCall, JudgeScore, Reply, Status, Verdict
 from evalgate.rubric import Rubric
+from evalgate.usage import total
+
+NOT_JUDGED = "not judged: budget reached"
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class JudgeJob:
     slots: threading.Semaphore | None = None
     judge: int = 0  # the judge's place in the run's list of judges (it helps decide the criteria order)
     attempt: int = 0
+    budget: JudgingBudget | None = None  # the run's `budget:`: a judgement's first call needs admission
 
 
 def judge_label(backend: Backend) -> str:
@@ -99,60 +104,95 @@ def _error_outcome(
     *,
     calls: int = 0,
     prompt: RenderedPrompt | None = None,
+    refused: bool = False,
 ) -> JudgeOutcome:
-    """Every judged dimension in error with the same reason (the judge could not be asked or answer)."""
+    """Every judged dimension in error with the same reason (the judge could not be asked or answer),
+    or, `refused` by the run's budget, skipped: the judge was never asked."""
     order = prompt.dimension_order if prompt is not None else ()
     position = {dim_id: i for i, dim_id in enumerate(order, 1)}
     dims = tuple(
         DimensionResult(
             id=d.id,
             kind="judge",
-            status=Status.ERROR,
+            status=Status.SKIPPED if refused else Status.ERROR,
             error=reason,
             hard_fail=d.hard_fail,
             judge_scores=(JudgeScore(judge_label(backend), None, reason, position.get(d.id)),),
         )
         for d in rubric.judged
     )
+    nothing = 0 if calls == 0 else None  # nothing was spent without a call; a failed call's is unknown
     accounting = JudgeCall(
-        backend=backend.name, model=backend.model, error=reason, calls=calls, criteria_order=order
+        backend=backend.name,
+        model=backend.model,
+        error=reason,
+        calls=calls,
+        criteria_order=order,
+        budget_refused=refused,
+        tokens_in=nothing,
+        tokens_out=nothing,
+        cost_usd=None if nothing is None else 0.0,
     )
     return JudgeOutcome(dimensions=dims, call=accounting, seed=seed, prompt=prompt)
 
 
-def _sum(values: Sequence[float | int | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) if present else None
+def _whole(value: float | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _accounting(
-    backend: Backend, replies: Sequence[Reply], parsed: ParsedReply, attempts: int, order: tuple[str, ...]
+    backend: Backend, replies: Sequence[Reply], parsed: ParsedReply, order: tuple[str, ...]
 ) -> JudgeCall:
-    tokens_in, tokens_out = _sum([r.tokens_in for r in replies]), _sum([r.tokens_out for r in replies])
+    """The judge's calls for one file added up. An amount is known only when every call reported it
+    and none was retried (a failed attempt may have been billed, and reported nothing)."""
+    retried = any(r.attempts > 1 for r in replies)
+
+    def known(values: list[float | int | None]) -> float | None:
+        return None if retried else total(values)
+
     return JudgeCall(
         backend=backend.name,
         model=replies[-1].model if replies else backend.model,
         latency_ms=sum(r.latency_ms for r in replies),
-        tokens_in=None if tokens_in is None else int(tokens_in),
-        tokens_out=None if tokens_out is None else int(tokens_out),
-        cost_usd=_sum([r.cost_usd for r in replies]),
+        tokens_in=_whole(known([r.tokens_in for r in replies])),
+        tokens_out=_whole(known([r.tokens_out for r in replies])),
+        cost_usd=known([r.cost_usd for r in replies]),
         overall_claimed=parsed.overall,
-        calls=attempts,
+        calls=sum(r.attempts for r in replies),
         error=None if parsed.complete else "; ".join(parsed.problems),
         criteria_order=order,
+        premium_requests=known([r.premium_requests for r in replies]),
+        credits=known([r.credits for r in replies]),
     )
 
 
-def _complete(backend: Backend, prompt: str, slots: threading.Semaphore | None = None) -> Reply:
-    """One backend call (holding one of `slots`, if given); any failure (including an empty reply) is a
-    BackendError with a reason."""
-    try:
-        with slots if slots is not None else nullcontext():
+def _complete(
+    backend: Backend,
+    prompt: str,
+    slots: threading.Semaphore | None = None,
+    budget: JudgingBudget | None = None,
+    *,
+    first: bool = True,
+) -> Reply:
+    """One backend call, holding one of `slots` if given. With the run's `budget`, a judgement's
+    `first` call needs its admission (else BudgetReached), and every call is counted before the slot
+    is given back. Any failure (including an empty reply) is a BackendError with a reason."""
+    with slots if slots is not None else nullcontext():
+        if budget is not None and first and not budget.admit():
+            raise BudgetReached
+        try:
             reply = backend.complete(prompt)
-    except BackendError:
-        raise
-    except Exception as exc:  # a backend bug must not crash the run either
-        raise BackendError(f"backend {backend.name} failed: {type(exc).__name__}: {exc}") from exc
+        except BackendError as exc:
+            if budget is not None:
+                budget.spent(exc.attempts, None, admitted=first)
+            raise
+        except Exception as exc:  # a backend bug must not crash the run either
+            if budget is not None:
+                budget.spent(1, None, admitted=first)
+            raise BackendError(f"backend {backend.name} failed: {type(exc).__name__}: {exc}") from exc
+        if budget is not None:
+            # a retried reply's cost covers its last attempt only: the rest is unknown
+            budget.spent(reply.attempts, reply.cost_usd if reply.attempts == 1 else None, admitted=first)
     if not reply.text.strip():
         raise BackendError(f"backend {backend.name} returned an empty reply")
     return reply
@@ -204,22 +244,25 @@ def _ask(
     parse: Callable[[str], ParsedReply],
     repair: bool,
     slots: threading.Semaphore | None = None,
+    budget: JudgingBudget | None = None,
 ) -> tuple[ParsedReply, list[Reply], int]:
-    """The call, and one repair call if the reply left a dimension unusable: (parsed, replies, attempts).
+    """The call, and one repair call if the reply left a dimension unusable: (parsed, replies, calls
+    that failed without a reply).
 
-    Raises BackendError only when the first call fails; a failed repair keeps the first reply's parse.
+    Raises BackendError only when the first call fails (BudgetReached when `budget` refuses it); a
+    failed repair keeps the first reply's parse.
     """
-    replies = [_complete(backend, prompt.text, slots)]
+    replies = [_complete(backend, prompt.text, slots, budget)]
     parsed = parse(replies[0].text)
     if parsed.complete or not repair:
-        return parsed, replies, 1
+        return parsed, replies, 0
     try:
         repair_text = render_repair_prompt(rubric, prompt, replies[0].text, parsed.problems)
-        replies.append(_complete(backend, repair_text, slots))
+        replies.append(_complete(backend, repair_text, slots, budget, first=False))
     except (BackendError, PromptError) as exc:
         failed = ParsedReply(parsed.dimensions, parsed.overall, (*parsed.notes, f"repair call failed: {exc}"))
-        return failed, replies, 2
-    return _merge(parsed, parse(replies[1].text)), replies, 2
+        return failed, replies, exc.attempts if isinstance(exc, BackendError) else 0
+    return _merge(parsed, parse(replies[1].text)), replies, 0
 
 
 def judge_document(
@@ -233,10 +276,12 @@ def judge_document(
     slots: threading.Semaphore | None = None,
     judge: int = 0,
     attempt: int = 0,
+    budget: JudgingBudget | None = None,
 ) -> JudgeOutcome:
     """Ask one judge to score every judged dimension of `document`; never raises. `slots`, if given,
     is held around each call to the backend; `judge` (the judge's place in the run's list) and
-    `attempt` help decide the criteria order (see `render_judge_prompt`)."""
+    `attempt` help decide the criteria order (see `render_judge_prompt`); `budget`, the run's, must
+    admit the first call (a judgement the cache answers makes none)."""
     if not rubric.judged:  # nothing to ask: no call, no cost
         return JudgeOutcome((), JudgeCall(backend.name, backend.model), seed)
     try:
@@ -265,9 +310,12 @@ def judge_document(
     from_cache = parse(cached.text) if cached is not None else None
     if cached is not None and from_cache is not None and from_cache.complete:
         parsed = from_cache
-        call = JudgeCall(
+        call = JudgeCall(  # no call made: nothing spent
             backend.name,
             cached.model,
+            tokens_in=0,
+            tokens_out=0,
+            cost_usd=0.0,
             overall_claimed=parsed.overall,
             cached=True,
             calls=0,
@@ -275,13 +323,25 @@ def judge_document(
         )
     else:
         try:
-            parsed, replies, attempts = _ask(backend, rubric, prompt, parse, repair, slots)
+            parsed, replies, failed_calls = _ask(backend, rubric, prompt, parse, repair, slots, budget)
+        except BudgetReached:
+            return _error_outcome(rubric, backend, seed, NOT_JUDGED, prompt=prompt, refused=True)
         except BackendError as exc:
-            return _error_outcome(rubric, backend, seed, str(exc), calls=1, prompt=prompt)
+            return _error_outcome(rubric, backend, seed, str(exc), calls=exc.attempts, prompt=prompt)
         if cache is not None and parsed.complete:
             # The reply stored is the one that parsed completely (the repair reply, after a repair).
             cache.put(key, replies[-1])
-        call = _accounting(backend, replies, parsed, attempts, prompt.dimension_order)
+        call = _accounting(backend, replies, parsed, prompt.dimension_order)
+        if failed_calls:  # a repair that failed: its calls count, and what they spent is unknown
+            call = replace(
+                call,
+                calls=call.calls + failed_calls,
+                tokens_in=None,
+                tokens_out=None,
+                cost_usd=None,
+                premium_requests=None,
+                credits=None,
+            )
     label = judge_label(backend)
     position = {dim_id: i for i, dim_id in enumerate(prompt.dimension_order, 1)}
     dims = tuple(_dimension_result(rubric, label, document, d, position.get(d.id)) for d in parsed.dimensions)
@@ -303,6 +363,7 @@ def run_job(job: JudgeJob) -> JudgeOutcome:
         slots=job.slots,
         judge=job.judge,
         attempt=job.attempt,
+        budget=job.budget,
     )
 
 

@@ -17,6 +17,7 @@ from evalgate.config import Config
 from evalgate.document import Document
 from evalgate.judging.backends import Backend
 from evalgate.judging.backends.registry import make_backend
+from evalgate.judging.budget import JudgingBudget
 from evalgate.judging.cache import JudgeCache
 from evalgate.judging.ensemble import combine_dimension
 from evalgate.judging.evidence import prepare as prepare_evidence
@@ -75,8 +76,16 @@ class DocumentJudging:
     the executor as soon as its structural pass is done, `collect` waits for them and combines the
     judges' scores per dimension. A document's results do not depend on when its calls started."""
 
-    def __init__(self, config: Config, rubric: Rubric, judges: Sequence[Backend], executor: Executor):
+    def __init__(
+        self,
+        config: Config,
+        rubric: Rubric,
+        judges: Sequence[Backend],
+        executor: Executor,
+        budget: JudgingBudget | None = None,
+    ):
         self.config = config
+        self.budget = budget  # the run's `budget:`: each judgement's first call needs its admission
         self.rubric = rubric
         self.judges = list(judges)
         self.executor = executor
@@ -87,7 +96,7 @@ class DocumentJudging:
     def submit(self, document: Document) -> list[Future[JudgeOutcome]]:
         seed, cache, slots = self.config.seed, self.cache, self.slots
         jobs = [
-            JudgeJob(document, self.rubric, judge, seed, cache, slots=slots, judge=index)
+            JudgeJob(document, self.rubric, judge, seed, cache, slots=slots, judge=index, budget=self.budget)
             for index, judge in enumerate(self.judges)
         ]
         return [self.executor.submit(run_job, job) for job in jobs]

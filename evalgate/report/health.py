@@ -3,9 +3,10 @@
 The research protocol's own rule: "if 80%+ of items score 4-5 on a given dimension, the anchors are
 too loose and should be tightened". A dimension nearly every item tops says nothing about the items,
 however well it is measured, so its score distribution is reported and such a dimension is named.
-The second signal is how often the judged dimensions and the deterministic checks disagree about a
-file (one side counts a dimension failing, the other none): a rate that moves over time points at a
-drifting judge or a check that stopped matching what the judges read.
+The second signal is how often a judged dimension and the deterministic check that also computes it
+(the rubric's `mechanical:` link) disagree about a file (one counts as failing, the other not): a rate
+that moves over time points at a drifting judge or a check that stopped matching what the judges
+read. Only such pairs count: a structural defect the judge was told not to judge is not its error.
 
 A single run is judged only from MIN_FILES files on: fewer items make any share noise.
 """
@@ -79,7 +80,9 @@ class Disagreement:
 
     def describe(self) -> str:
         if not self.compared:
-            return "no file has both judged and deterministic scores"
+            return (
+                "no file has a judged dimension that a check also computes (`mechanical:`) scored both ways"
+            )
         return f"{self.disagreeing} of {self.compared} files ({self.rate:.0%})"
 
 
@@ -98,20 +101,30 @@ def report_rows(report: Report) -> list[dict[str, int | None]]:
     ]
 
 
+def linked_sides(
+    links: Iterable[tuple[str, str]], scored: Iterable[str], failing: Iterable[str]
+) -> tuple[bool, bool] | None:
+    """(a check fails, the judged dimension it also computes fails) over the linked pairs both scored,
+    a disagreement when they differ on some pair; None when no pair was scored on both sides. Only
+    such pairs count: a structural defect the judge was told not to judge is no judge error."""
+    scored, failing = set(scored), set(failing)
+    pairs = [(judged, check) for judged, check in links if judged in scored and check in scored]
+    if not pairs:
+        return None
+    differing = [(check in failing, judged in failing) for judged, check in pairs]
+    return next((pair for pair in differing if pair[0] != pair[1]), differing[0])
+
+
 def report_sides(report: Report) -> list[tuple[bool, bool] | None]:
-    """(deterministic side fails, judged side fails) per evaluated file of a run."""
+    """(check side fails, judged side fails) per evaluated file of a run, over the rubric's
+    `mechanical:` links (judged dimensions a deterministic check also computes)."""
     sides: list[tuple[bool, bool] | None] = []
     for result in report.results:
         if result.error is not None:
             continue
-        failing = {d.id for d in result.failing_dimensions}
-        scored = [d for d in result.dimensions if d.status is Status.SCORED]
-        mech = [d.id for d in scored if d.kind == "deterministic"]
-        judged = [d.id for d in scored if d.kind == "judge"]
-        if mech and judged:
-            sides.append((bool(failing & set(mech)), bool(failing & set(judged))))
-        else:
-            sides.append(None)
+        failing = [d.id for d in result.failing_dimensions]
+        scored = [d.id for d in result.dimensions if d.status is Status.SCORED]
+        sides.append(linked_sides(report.rubric.mechanical, scored, failing))
     return sides
 
 

@@ -35,6 +35,8 @@ from evalgate.results import (
     Status,
     Verdict,
 )
+from evalgate.rubric import CalibrationStatus
+from evalgate.usage import RunBudget
 
 SHARD = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
 
@@ -199,6 +201,9 @@ def _judge_call(raw: Any, where: str) -> JudgeCall:
         calls=f.optional_int("calls") or 0,
         error=f.optional_text("error"),
         criteria_order=f.texts("criteria_order"),
+        premium_requests=f.optional_number("premium_requests"),
+        credits=f.optional_number("credits"),
+        budget_refused=f.flag("budget_refused"),
     )
 
 
@@ -298,12 +303,58 @@ def file_result_from_json(raw: Any, where: str = "result") -> FileResult:
         reasons=f.texts("reasons"),
         decision=_decision(f.raw.get("decision"), f.at("decision")),
         against_base=_against_base(f.raw.get("gate_on"), f.at("gate_on")),
+        wall_ms=f.optional_number("wall_ms"),
+        uncounted=tuple(_rule_check(item, at) for at, item in f.items("uncounted")),
+        over_budget=f.texts("over_budget"),
+    )
+
+
+def _calibration(raw: Any, where: str) -> CalibrationStatus | None:
+    if raw is None:
+        return None
+    f = _Fields(raw, where)
+    kappa = f.raw.get("kappa") or {}
+    if not isinstance(kappa, dict) or not all(
+        v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in kappa.values()
+    ):
+        raise ReportLoadError(f"{f.at('kappa')}: expected an object of dimension: number or null")
+    return CalibrationStatus(
+        current=f.flag("current"),
+        text=f.text("text"),
+        record=f.optional_text("record"),
+        date=f.optional_text("date"),
+        required=f.flag("required"),
+        kappa=tuple((str(k), None if v is None else float(v)) for k, v in kappa.items()),
+    )
+
+
+def _budget(raw: Any, where: str) -> RunBudget | None:
+    if raw is None:
+        return None
+    f = _Fields(raw, where)
+    return RunBudget(
+        calls=f.optional_int("calls"),
+        usd=f.optional_number("usd"),
+        on_budget="skip" if f.choice("on_budget", ("fail", "skip")) == "skip" else "fail",
+        calls_made=f.optional_int("calls_made") or 0,
+        usd_spent=f.optional_number("usd_spent") or 0.0,
+        reached=f.flag("reached"),
+        not_judged=f.optional_int("not_judged") or 0,
+        unknown_cost_calls=f.optional_int("unknown_cost_calls") or 0,
     )
 
 
 def _rubric(raw: Any, where: str) -> RubricRef:
     f = _Fields(raw, where)
-    return RubricRef(id=f.text("id"), version=f.text("version"), prompt=f.optional_text("prompt"))
+    links = f.raw.get("mechanical") or {}
+    if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
+        raise ReportLoadError(f"{f.at('mechanical')}: expected an object of judged dimension: check")
+    return RubricRef(
+        id=f.text("id"),
+        version=f.text("version"),
+        prompt=f.optional_text("prompt"),
+        mechanical=tuple((str(k), v) for k, v in links.items()),
+    )
 
 
 def report_from_json(raw: Any, where: str = "") -> Report:
@@ -324,6 +375,9 @@ def report_from_json(raw: Any, where: str = "") -> Report:
         agreement=agreement,
         shard=shard,
         gate_on=_gate_on(summary.raw.get("gate_on"), summary.at("gate_on")),
+        wall_ms=summary.optional_number("wall_ms"),
+        calibration=_calibration(summary.raw.get("calibration"), summary.at("calibration")),
+        budget=_budget(summary.raw.get("budget"), summary.at("budget")),
     )
 
 

@@ -39,7 +39,9 @@ def figure(result: FileResult) -> str | None:
     if result.mean is None:
         return None
     judges = f" ({len(decision.judge_means)} judges)" if decision is not None and decision.judge_means else ""
-    return f"mean {result.mean:.2f}{judges}"
+    # judged failures not counted: the verdict, and so the mean shown, are the structural checks'
+    structural = " (structural checks)" if result.uncounted else ""
+    return f"mean {result.mean:.2f}{judges}{structural}"
 
 
 def passed_briefs(result: FileResult) -> list[str]:

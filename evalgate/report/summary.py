@@ -24,12 +24,18 @@ from evalgate.report.reasons import (
     shown_findings,
     unmet,
 )
+from evalgate.report.usage import file_usage, run_usage_line, seconds, shows_file_usage
 from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
 
 FINDINGS_PER_DIMENSION = 10  # more would bury the next file; the rest are annotations / in results
 NOT_EVALUATED_LISTED = 50  # changed files not evaluated, listed in the header; all are in the results
 REASONING_CHARS = 300
-_ICON = {Verdict.PASS: "✅ PASS", Verdict.FAIL: "❌ FAIL", Verdict.ERROR: "⚠️ ERROR"}
+_ICON = {
+    Verdict.PASS: "✅ PASS",
+    Verdict.FAIL: "❌ FAIL",
+    Verdict.ERROR: "⚠️ ERROR",
+    Verdict.NOT_JUDGED: "⏸️ NOT JUDGED",
+}
 
 
 def _score(value: float | int | None) -> str:
@@ -43,14 +49,16 @@ def _header(report: Report, check_name: str) -> list[str]:
     version = markdown_code(report.rubric.version)
     if report.rubric.prompt:
         version += f", prompt {markdown_code(report.rubric.prompt)}"
+    not_judged = f", {counts['not_judged']} not judged" if counts["not_judged"] else ""
     lines = [
         f"## {markdown_text(check_name)}: {_ICON[report.verdict]}",
         "",
         f"Rubric {markdown_code(report.rubric.id)} (version {version}) · "
         f"{counts['evaluated']} file(s): {counts['passed']} pass, {counts['failed']} fail, "
-        f"{counts['errors']} error",
+        f"{counts['errors']} error{not_judged}",
     ]
     lines += _gate_on(report)
+    lines += _run_facts(report)
     if counts["skipped_dimensions"]:
         skipped = ", ".join(markdown_code(d) for d in counts["skipped_dimensions"])
         lines += ["", f"Skipped dimensions (not evaluated, the verdict is over the rest): {skipped}"]
@@ -58,11 +66,49 @@ def _header(report: Report, check_name: str) -> list[str]:
         lines += ["", f"Unverified judge evidence quotes: {counts['unverified_evidence']}"]
     lines += _policy_changes(report)
     lines += _not_evaluated(report)
-    lines += [
-        "",
-        "| File | Verdict | Score | Decided by | Skipped |",
-        "| --- | --- | --- | --- | --- |",
-    ]
+    if _timed(report):
+        lines += ["", "| File | Verdict | Score | Decided by | Skipped | Time · cost |"]
+        lines.append("| --- | --- | --- | --- | --- | --- |")
+    else:
+        lines += ["", "| File | Verdict | Score | Decided by | Skipped |", "| --- | --- | --- | --- | --- |"]
+    return lines
+
+
+def _timed(report: Report) -> bool:
+    """Whether the table has a time and cost column (report.usage.shows_file_usage)."""
+    return shows_file_usage(report)
+
+
+def _run_facts(report: Report) -> list[str]:
+    """Calibration (loud when the scores are only a signal), judged failures not counted, the
+    run's budget, what judging used and how long the run took."""
+    lines: list[str] = []
+    calibration = report.calibration
+    if calibration is not None:
+        mark = "**Calibration**" if calibration.current else "⚠️ **Not calibrated**"
+        lines += ["", f"> {mark}: {markdown_text(calibration.text)}"]
+    uncounted = sum(1 for r in report.results if r.uncounted)
+    if uncounted:
+        lines += [
+            "",
+            f"> ⚠️ **Judged failures not counted** in {uncounted} file(s): `require-calibration` is set and "
+            "the judges have no current calibration (above), so only the structural checks decided "
+            "these files. The judged failures are listed below as not counted.",
+        ]
+    if report.budget is not None:
+        mark = "⚠️ " if report.budget.reached else ""
+        lines += ["", f"> {mark}{markdown_text(report.budget.describe())}"]
+    facts = []
+    used = run_usage_line(report)
+    if used:
+        facts.append(markdown_text(used[0].upper() + used[1:]))
+    if report.wall_ms is not None:
+        facts.append(f"wall time {seconds(report.wall_ms)}")
+    over = sum(1 for r in report.results if r.over_budget)
+    if over:
+        facts.append(f"{over} file(s) over budget")
+    if facts:
+        lines += ["", " · ".join(facts)]
     return lines
 
 
@@ -119,16 +165,20 @@ def _figure(result: FileResult) -> str:
         met, total = result.decision.criteria
         return f"{met}/{total} met"
     band = f" {markdown_cell(result.band)}" if result.band else ""
-    return _score(result.mean) + band
+    structural = " (structural checks)" if result.uncounted else ""  # as reasons.figure says
+    return _score(result.mean) + band + structural
 
 
-def _row(result: FileResult) -> str:
+def _row(result: FileResult, timed: bool) -> str:
     decided = "; ".join(markdown_cell(b) for b in decided_briefs(result))
     skipped = ", ".join(markdown_cell(d) for d in result.skipped)
-    return (
+    row = (
         f"| {markdown_code(result.path, in_table=True)} | {_ICON[result.verdict]} | {_figure(result)} "
         f"| {decided or '—'} | {skipped or '—'} |"
     )
+    if timed:
+        row += f" {markdown_cell(file_usage(result) or '—')} |"
+    return row
 
 
 def _dimension_lines(result: FileResult, dim: DimensionResult, tags: dict[str, list[str]]) -> list[str]:
@@ -186,9 +236,19 @@ def _section(result: FileResult) -> list[str]:
         lines.append("")
         for dim in result.failing_dimensions:
             lines += _dimension_lines(result, dim, tags)
+    if result.uncounted:
+        lines += ["", "Judged failures **not counted** (`require-calibration`, no current calibration):", ""]
+        lines += [f"- **{markdown_text(c.name)}**: {markdown_text(c.detail)}" for c in result.uncounted]
+    for over in result.over_budget:
+        lines += ["", f"> Over budget: {markdown_text(over)}"]
     for warning in result.warnings:
         lines += ["", f"> {markdown_text(warning)}"]
     return lines
+
+
+def _has_section(result: FileResult) -> bool:
+    """A file has a section of its own unless it passed with nothing to say beyond its warnings."""
+    return result.verdict is not Verdict.PASS or bool(result.uncounted or result.over_budget)
 
 
 def _passing_warnings(report: Report) -> list[str]:
@@ -196,7 +256,7 @@ def _passing_warnings(report: Report) -> list[str]:
     items = [
         f"- {markdown_code(r.path)}: {markdown_text(w)}"
         for r in report.results
-        if r.verdict is Verdict.PASS
+        if not _has_section(r)
         for w in r.warnings
     ]
     return ["\n### Warnings on passing files\n\n" + "\n".join(items)] if items else []
@@ -223,8 +283,9 @@ def _agreement(report: Report) -> list[str]:
 
 
 def _blocks(report: Report) -> list[str]:
-    rows = [_row(r) for r in report.results]
-    sections = ["\n".join(_section(r)) for r in report.results if r.verdict is not Verdict.PASS]
+    timed = _timed(report)
+    rows = [_row(r, timed) for r in report.results]
+    sections = ["\n".join(_section(r)) for r in report.results if _has_section(r)]
     notes = (
         ["\n### Notes\n\n" + "\n".join(f"- {markdown_text(n)}" for n in report.notes)] if report.notes else []
     )

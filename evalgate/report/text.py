@@ -19,12 +19,18 @@ from evalgate.report.reasons import (
     shown_findings,
     unmet,
 )
+from evalgate.report.usage import file_usage, run_usage_line, seconds, shows_file_usage
 from evalgate.results import Evidence, FileResult, Report, Status, Verdict
 
-_MARK = {Verdict.PASS: "PASS ", Verdict.FAIL: "FAIL ", Verdict.ERROR: "ERROR"}
+_MARK = {
+    Verdict.PASS: "PASS ",
+    Verdict.FAIL: "FAIL ",
+    Verdict.ERROR: "ERROR",
+    Verdict.NOT_JUDGED: "NOT JUDGED",
+}
 
 
-def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
+def _file_lines(result: FileResult, verbose: bool, judged: bool, timed: bool = False) -> list[str]:
     head = f"{_MARK[result.verdict]} {result.path}"
     shown_figure = figure(result)
     if shown_figure is not None:
@@ -37,6 +43,9 @@ def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
         head += f"  · passed: {', '.join(passed_briefs(result))}"
     if existed_briefs(result):
         head += f"  · {EXISTED}: {', '.join(existed_briefs(result))}"
+    used = file_usage(result) if timed else None
+    if used:
+        head += f"  ({used})"
     lines = [head]
     compared = comparison_line(result)
     if compared is not None:
@@ -66,6 +75,8 @@ def _file_lines(result: FileResult, verbose: bool, judged: bool) -> list[str]:
             lines.append(f"        {dim.unverified_evidence} evidence quote(s) not found in the document")
     lines.extend(f"      {check.text}" for check in file_rules_failed(result))
     lines.extend(f"      {reason}" for reason in legacy_reasons(result))
+    lines.extend(f"      NOT COUNTED (require-calibration): {check.text}" for check in result.uncounted)
+    lines.extend(f"      over budget: {over}" for over in result.over_budget)
     if judged and result.skipped:  # without judges the report's closing note says it once
         lines.append(f"      not evaluated (verdict is over the rest): {', '.join(result.skipped)}")
     for w in result.warnings:
@@ -82,28 +93,53 @@ def _quote(evidence: Evidence) -> str:
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """Readable at a glance: one block per file, then one summary line."""
     out: list[str] = []
+    timed = shows_file_usage(report)
     for r in report.results:
-        out.extend(_file_lines(r, verbose, bool(report.judges)))
+        out.extend(_file_lines(r, verbose, bool(report.judges), timed))
     s = report.summary()
+    not_judged = f", {s['not_judged']} not judged" if s["not_judged"] else ""
     line = (
         f"{s['evaluated']} file(s): {s['passed']} passed, {s['failed']} failed, {s['errors']} error(s)"
-        f" · rubric {report.rubric.id}@{report.rubric.version}"
+        f"{not_judged} · rubric {report.rubric.id}@{report.rubric.version}"
     )
     if report.rubric.prompt:
         line += f" · prompt {report.rubric.prompt}"
-    if s["judge_calls"] or s["cached_judgements"]:
-        line += f" · judge calls {s['judge_calls']} (cached {s['cached_judgements']})"
     if s["unverified_evidence"]:
         line += f" · unverified evidence {s['unverified_evidence']}"
     mode = mode_line(report)
     if mode is not None:
         line += f" · {mode}"
+    if report.wall_ms is not None:
+        line += f" · wall time {seconds(report.wall_ms)}"
     out.extend(_health_lines(report))  # before the summary line, which stays last but for the notes
     out.append("")
     out.append(line)
+    out.extend(_run_lines(report))
     out.extend(f"not evaluated: {visible_name(e.path)}: {e.reason}" for e in report.not_evaluated)
     out.extend(f"note: {n}" for n in report.notes)
     return "\n".join(out) + "\n"
+
+
+def _run_lines(report: Report) -> list[str]:
+    """What judging used, whether the judge was calibrated, the budgets: one line each."""
+    lines = []
+    used = run_usage_line(report)
+    if used:
+        lines.append(used)
+    if report.calibration is not None:
+        lines.append(f"calibration: {report.calibration.text}")
+    uncounted = sum(1 for r in report.results if r.uncounted)
+    if uncounted:
+        lines.append(
+            f"NOT COUNTED: judged failures in {uncounted} file(s) did not fail them: require-calibration is "
+            "set and the judges have no current calibration"
+        )
+    over = sum(1 for r in report.results if r.over_budget)
+    if over:
+        lines.append(f"over budget: {over} file(s) went over the `budgets:` per document")
+    if report.budget is not None:
+        lines.append(report.budget.describe())
+    return lines
 
 
 def _health_lines(report: Report) -> list[str]:

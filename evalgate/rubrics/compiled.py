@@ -154,7 +154,8 @@ PACKS = {
                                               required=True),
                                     InputPart(name='response',
                                               description='the response under evaluation (markdown)',
-                                              required=True)))),
+                                              required=True))),
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
     'research-loop': (
         'fc7251ee1e7dcf27507626ee6030eb85b4f84a166889dff7d7fc8abe82e239e0',
@@ -834,7 +835,8 @@ PACKS = {
                                             'is meant to be a specific, evidence-backed claim with an '
                                             'epistemic label ([fact], [inference] or [assumption]), a '
                                             'confidence level and URL-backed sources.'),
-               inputs=None),
+               inputs=None,
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
     'support-reply': (
         '730095f0dd87204d6cd8e5099b58b54b812585e6ca08d8801468a5c1768fbfab',
@@ -1003,6 +1005,7 @@ PACKS = {
                                               required=True),
                                     InputPart(name='reply',
                                               description='the reply under evaluation',
-                                              required=True)))),
+                                              required=True))),
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
 }

@@ -3,7 +3,9 @@
 Takes a Config and the inputs (files, directories, globs); gives the Report. `structural`: reading a
 document and its deterministic checks; `workers`: that pass in worker processes, each document under
 the run's time budget (`document-timeout`); `baseline`: under `gate-on: new`, each document's version
-at the base commit, evaluated beside it and compared.
+at the base commit, evaluated beside it and compared; `outcome`: after the gate, files the judging
+budget left unjudged, judged failures not counted without a current calibration, budgets per
+document, each file's time, and the Report.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,10 +23,11 @@ from typing import TYPE_CHECKING
 
 from evalgate.config import Config
 from evalgate.discover import Target, discover, in_shard, repository_root
-from evalgate.gate import decide, error_result
-from evalgate.results import DimensionResult, FileResult, GateOn, JudgeCall, Report, RubricRef, Status
+from evalgate.gate import error_result
+from evalgate.results import DimensionResult, FileResult, GateOn, JudgeCall, Report, Status
 from evalgate.rubric import Rubric, load_rubric
 from evalgate.run.baseline import Baseline, batches
+from evalgate.run.outcome import Finishing
 from evalgate.run.structural import (
     Evaluated,
     InWorker,
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
 
     from evalgate.judging.backends import Backend
     from evalgate.judging.backends.process import JudgeSandbox
+    from evalgate.judging.budget import JudgingBudget
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
     from evalgate.run.workers import Workers
@@ -145,7 +150,7 @@ def run(
     run() must do so under `if __name__ == "__main__":`. `sandbox` says how judge processes start
     (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process).
     With a `baseline` (`gate-on: new`), each document's version at the base commit is evaluated in
-    the same run and each verdict counts only what the change made worse (evalgate/gate_on.py)."""
+    the same run and each verdict counts only what the change made worse (evalgate/gate/compare.py)."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
@@ -153,7 +158,10 @@ def run(
     targets = [t for t in targets if in_shard(t.display, config.shard)]
     problems = [p for p in problems if in_shard(p.display, config.shard)]
 
+    started = time.perf_counter()
     judges = _make_judges(config, sandbox)
+    prompt = _prompt_version(rubric) if judges else None
+    finishing = Finishing.start(config, rubric, prompt, judged=bool(judges))
     task = StructuralPass(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
         checks=structural_checks(rubric, config),
@@ -166,7 +174,7 @@ def run(
     plan = batches(targets, baseline, _BATCH)
     work = sum(len(batch.work) for batch in plan)
     pool_of = _structural_workers(work, config.jobs, task, config.document_timeout)
-    with pool_of as pool, _judging(config, rubric, judges) as judging:
+    with pool_of as pool, _judging(config, rubric, judges, finishing.budget) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
@@ -183,27 +191,15 @@ def run(
                 evaluated = _submitted_first(task, judging, chunk)
             else:
                 evaluated = map(task, chunk)
-            decided = _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges))
+            decided = _run_batch(finishing, judging, evaluated, judged_run=bool(judges))
             _extend(results, batch.results(decided, baseline.sha if baseline else None), each)
             del evaluated, decided  # this batch's documents go before the next batch is read
             done += len(batch.heads)
             if progress is not None:
                 progress(done, len(targets))
-    notes = []
-    if not judges and rubric.judged:
-        notes.append(
-            "judged dimensions were skipped (no judge configured): "
-            + ", ".join(d.id for d in rubric.judged)
-            + "; verdicts cover the deterministic dimensions only"
-        )
-    report = Report(
-        rubric=RubricRef(rubric.id, rubric.version, _prompt_version(rubric) if judges else None),
-        results=tuple(results),
-        judges=tuple(config.judges),
-        notes=tuple(notes),
-        shard=config.shard,
-        gate_on=GateOn("new", baseline.why, baseline.sha) if baseline is not None else None,
-    )
+    report = finishing.report(results, wall_ms=(time.perf_counter() - started) * 1000)
+    if baseline is not None:
+        report = replace(report, gate_on=GateOn("new", baseline.why, baseline.sha))
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
 
@@ -220,7 +216,9 @@ def _extend(results: list[FileResult], decided: list[FileResult], each: Each | N
 
 
 @contextmanager
-def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[DocumentJudging | None]:
+def _judging(
+    config: Config, rubric: Rubric, judges: list[Backend], budget: JudgingBudget | None
+) -> Iterator[DocumentJudging | None]:
     """The run's judging (one thread pool for the whole run), or None when nothing is judged."""
     if not judges or not rubric.judged:
         yield None
@@ -228,12 +226,11 @@ def _judging(config: Config, rubric: Rubric, judges: list[Backend]) -> Iterator[
     from evalgate.judging.setup import DocumentJudging, judge_pool
 
     with judge_pool(config) as threads:
-        yield DocumentJudging(config, rubric, judges, threads)
+        yield DocumentJudging(config, rubric, judges, threads, budget)
 
 
 def _run_batch(
-    config: Config,
-    rubric: Rubric,
+    finishing: Finishing,
     judging: DocumentJudging | None,
     evaluated: Iterable[Evaluated | tuple[Evaluated, list[Future[JudgeOutcome]]]],
     *,
@@ -256,7 +253,7 @@ def _run_batch(
     judged: Judged = {}
     if judging is not None:
         judged = {target: judging.collect(document, calls) for target, document, calls in pending}
-    return _decide_all(config, rubric, items, judged, judged_run=judged_run)
+    return _decide_all(finishing, items, judged, judged_run=judged_run)
 
 
 def _submitted_first(
@@ -269,15 +266,19 @@ def _submitted_first(
     before it (~3 ms each) no longer come before it."""
     read = []
     for target in targets:
+        started = time.perf_counter()
         document, error = task.read(target)
         kept = task.kept(document) if document is not None else None
-        read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
-    for target, document, error, kept, calls in read:
-        yield task.checked(target, document, error, kept), calls
+        read_ms = (time.perf_counter() - started) * 1000
+        read.append(
+            (target, document, error, kept, read_ms, judging.submit(kept) if kept is not None else [])
+        )
+    for target, document, error, kept, read_ms, calls in read:
+        yield task.checked(target, document, error, kept, read_ms), calls
 
 
 def _decide_all(
-    config: Config, rubric: Rubric, evaluated: list[Evaluated], judged: Judged, *, judged_run: bool
+    finishing: Finishing, evaluated: list[Evaluated], judged: Judged, *, judged_run: bool
 ) -> list[FileResult]:
     results = []
     for item in evaluated:
@@ -286,15 +287,14 @@ def _decide_all(
             continue
         dims, calls, warnings = judged.get(item.target, ([], [], []))
         if not judged_run:
-            dims = _skipped_judged(rubric, "no judge configured")
+            dims = _skipped_judged(finishing.rubric, "no judge configured")
         results.append(
-            decide(
+            finishing.finish(
                 item.target.display,
                 [*item.dimensions, *dims],
-                rubric,
-                on_judge_error=config.on_judge_error,
-                seed=config.seed if judged_run else None,
-                judges=calls,
+                calls,
+                structural_ms=item.elapsed_ms,
+                seed=finishing.config.seed if judged_run else None,
                 warnings=[*item.warnings, *warnings],
             )
         )

@@ -4,7 +4,7 @@ Takes a `Baseline` (the caller's: the action's or `evalgate check --gate-on new 
 reads the versions with git, never by checking the base out into the workspace, and writes each
 into a private directory outside it) and the run's targets; gives the batches of targets to evaluate
 (each document, then the base versions it needs) and, once the gate has decided them, each document's
-result against its base version's (`evalgate.gate_on`). Both versions go through the same structural
+result against its base version's (`evalgate.gate.compare`). Both versions go through the same structural
 pass, under the same time budget, and the same judges (so the judge cache answers for a base version
 judged before).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from evalgate.discover import Target
-from evalgate.gate_on import against_base, without_base
+from evalgate.gate.compare import against_base, without_base
 from evalgate.results import FileResult
 
 

@@ -6,6 +6,7 @@ rubric's deterministic dimensions, with the repository's acronym glossary, once 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ class Evaluated:
     error: str | None
     dimensions: tuple[DimensionResult, ...]
     warnings: tuple[str, ...] = ()
+    elapsed_ms: float | None = None  # reading and checking it (None: not measured)
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,9 @@ class StructuralPass:
     anchors: bool = False  # `gate-on: new`: findings carry the digest of their lines' text
 
     def __call__(self, target: Target) -> Evaluated:
+        started = time.perf_counter()
         document, error = self.read(target)
-        return self.checked(target, document, error)
+        return self.checked(target, document, error, read_ms=(time.perf_counter() - started) * 1000)
 
     def read(self, target: Target) -> tuple[Document | None, str | None]:
         """The file's document, or why it has none (never raises)."""
@@ -56,19 +59,26 @@ class StructuralPass:
             return None, f"internal error while parsing: {type(exc).__name__}: {exc}"
 
     def checked(
-        self, target: Target, document: Document | None, error: str | None, kept: Document | None = None
+        self,
+        target: Target,
+        document: Document | None,
+        error: str | None,
+        kept: Document | None = None,
+        read_ms: float = 0.0,
     ) -> Evaluated:
         """The deterministic checks' results for what `read` returned (`kept`: the document's judged
-        copy, when the caller has made it already)."""
+        copy, when the caller has made it already; `read_ms`: how long reading it took)."""
         if document is None:
             return Evaluated(target, None, error, ())
+        started = time.perf_counter()
         anchors = self.anchors
         dims = tuple(
             run_check(i, document, hard_fail=h, params=p, anchors=anchors) for i, h, p in self.checks
         )
         warning = front_matter_warning(document)
         judged = kept if kept is not None else self.kept(document)
-        return Evaluated(target, judged, None, dims, (warning,) if warning else ())
+        elapsed = read_ms + (time.perf_counter() - started) * 1000
+        return Evaluated(target, judged, None, dims, (warning,) if warning else (), elapsed)
 
     def kept(self, document: Document) -> Document | None:
         """What stays of a document for the judges (and crosses from a worker to the main process):
@@ -78,7 +88,7 @@ class StructuralPass:
 
 # What a worker process sends back for one file: the Evaluated without its target, which the main
 # process already holds (a Path costs more to pickle and rebuild than the rest of a small result).
-Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...]]
+Outcome = tuple[Document | None, str | None, tuple[DimensionResult, ...], tuple[str, ...], float | None]
 
 
 @dataclass(frozen=True)
@@ -90,7 +100,13 @@ class InWorker:
 
     def __call__(self, target: Target) -> Outcome:
         evaluated = self.task(target)
-        return evaluated.document, evaluated.error, evaluated.dimensions, evaluated.warnings
+        return (
+            evaluated.document,
+            evaluated.error,
+            evaluated.dimensions,
+            evaluated.warnings,
+            evaluated.elapsed_ms,
+        )
 
 
 def over_budget(budget: float) -> Callable[[Target, str], Outcome]:
@@ -99,7 +115,7 @@ def over_budget(budget: float) -> Callable[[Target, str], Outcome]:
             f"{target.display}: not evaluated: {why}, the time budget per document "
             f"(document-timeout: {budget:g} s); the run went on without it"
         )
-        return None, message, (), ()
+        return None, message, (), (), None
 
     return outcome
 

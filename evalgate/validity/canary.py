@@ -33,7 +33,6 @@ from evalgate.document import DocumentError, read_document
 from evalgate.judging.prompt import PromptError, prompt_version, render_judge_prompt
 from evalgate.results import Report, Status
 from evalgate.rubric import Rubric, RubricError, load_rubric
-from evalgate.validity.calibrate import GoldError, read_item_list, score_mapping
 from evalgate.validity.canary_baseline import (
     SOURCES,
     Baseline,
@@ -42,6 +41,7 @@ from evalgate.validity.canary_baseline import (
     read_baseline,
     source_of,
 )
+from evalgate.validity.gold import GoldError, read_item_list, score_mapping
 
 EXIT_OK, EXIT_DRIFT, EXIT_USAGE = 0, 1, 2
 DEFAULT_DIR = "gold/canary"
@@ -213,7 +213,7 @@ def measure_drift(
 
 
 def _config(config: Config, fixtures: Fixtures, judges: tuple[str, ...], record_dir: Path | None) -> Config:
-    return config.with_overrides(
+    return config.for_measurement().with_overrides(
         rubric=fixtures.rubric,
         seed=fixtures.seed,
         judges=judges,

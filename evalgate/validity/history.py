@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalgate.results import Report, Status
+from evalgate.results import Report, Status, Verdict
 from evalgate.validity.history_chart import mermaid_trend, run_means
 
 TREND_DROP = 0.5  # a fall in the mean of at least this much ...
@@ -53,6 +53,7 @@ class HistoryRecord:
     commit: str | None = None  # the commit evaluated
     prompt_version: str | None = None  # the judges' prompt version (None: nothing judged)
     orders: tuple[tuple[str, ...], ...] = ()  # each judge's criteria order, in the order of `judges`
+    mechanical: tuple[tuple[str, str], ...] = ()  # (judged dimension, the check also computing it)
 
     @property
     def run_key(self) -> str:
@@ -87,6 +88,8 @@ class HistoryRecord:
                 out[key] = getattr(self, key)
         if self.orders:
             out["orders"] = [list(order) for order in self.orders]
+        if self.mechanical:
+            out["mechanical"] = dict(self.mechanical)
         return out
 
     @classmethod
@@ -110,6 +113,9 @@ class HistoryRecord:
         prompt = raw.get("prompt_version")
         if prompt is not None and not isinstance(prompt, str):
             raise ValueError("'prompt_version' must be a string or null")
+        links = raw.get("mechanical") or {}
+        if not isinstance(links, dict) or not all(isinstance(v, str) for v in links.values()):
+            raise ValueError("'mechanical' must map judged dimension ids to check ids")
         orders = raw.get("orders") or []
         if not isinstance(orders, list) or not all(
             isinstance(o, list) and all(isinstance(i, str) for i in o) for o in orders
@@ -131,6 +137,7 @@ class HistoryRecord:
             commit=str(raw["commit"]) if raw.get("commit") is not None else None,
             prompt_version=prompt,
             orders=tuple(tuple(o) for o in orders),
+            mechanical=tuple((str(k), v) for k, v in links.items()),
         )
 
 
@@ -153,11 +160,12 @@ def history_records(
     report: Report, *, now: datetime | None = None, run: str | None = None, commit: str | None = None
 ) -> list[HistoryRecord]:
     """The records a report adds to the history (files that could not be evaluated are left out:
-    they have no scores to trend, and their error is in the run's own report)."""
+    they have no scores to trend, and their error is in the run's own report; so are files the
+    judging budget left unjudged, whose judged scores are missing, not low)."""
     stamp = _timestamp(now)
     records = []
     for result in report.results:
-        if result.error is not None:
+        if result.error is not None or result.verdict is Verdict.NOT_JUDGED:
             continue
         judges = tuple(f"{j.backend}:{j.model}" for j in result.judges) or report.judges
         records.append(
@@ -179,6 +187,7 @@ def history_records(
                 commit=commit,
                 prompt_version=report.rubric.prompt if result.judges else None,
                 orders=tuple(j.criteria_order for j in result.judges if j.criteria_order),
+                mechanical=report.rubric.mechanical if result.judges else (),
             )
         )
     return records

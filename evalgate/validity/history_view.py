@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from evalgate.report.escape import markdown_cell, markdown_code, markdown_text
-from evalgate.report.health import Disagreement, disagreement, health_markdown, health_text, score_spreads
+from evalgate.report.health import (
+    Disagreement,
+    disagreement,
+    health_markdown,
+    health_text,
+    linked_sides,
+    score_spreads,
+)
 from evalgate.results import EXIT_PASS, EXIT_USAGE
 from evalgate.validity.history import HistoryRecord, pass_rates, trend_alerts
 from evalgate.validity.history_chart import SERIES_MARK, mermaid_trend, run_label, run_means, series_breaks
@@ -35,14 +42,10 @@ def _of_version(records: Sequence[HistoryRecord], version: str | None) -> list[H
 
 
 def record_side(record: HistoryRecord) -> tuple[bool, bool] | None:
-    """(deterministic side fails, judged side fails), or None when the record lacks either kind."""
+    """(check fails, judged dimension fails) over the record's `mechanical:` links (health.linked_sides),
+    or None when no linked pair was scored both ways."""
     scored = [d for d, score in record.scores.items() if score is not None]
-    judged = [d for d in scored if d in record.judged]
-    mech = [d for d in scored if d not in record.judged]
-    if not judged or not mech:
-        return None
-    failed = set(record.failed)
-    return bool(failed & set(mech)), bool(failed & set(judged))
+    return linked_sides(record.mechanical, scored, record.failed)
 
 
 def disagreement_by_run(records: Sequence[HistoryRecord]) -> list[tuple[str, Disagreement]]:

@@ -232,7 +232,8 @@ def _judges(config: PilotConfig, args: argparse.Namespace, path: Path) -> list[t
     refs = judge_refs(config, args.judge)
     if not refs:
         raise PilotError(f"{path}: judges: none: list them under `judges:` or give --judge")
-    backends = [make_backend(r.spec, timeout=args.judge_timeout) for r in refs]
+    prices = {model: (p.input, p.output) for model, p in config.prices.items()} or None
+    backends = [make_backend(r.spec, timeout=args.judge_timeout, prices=prices) for r in refs]
     labels = judge_labels(refs, [b.model for b in backends], path)
     return list(zip(labels, backends, strict=True))
 

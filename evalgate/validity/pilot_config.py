@@ -44,6 +44,13 @@ class Task(_Strict):
     item: str  # path, relative to the config file
 
 
+class ModelPrice(_Strict):
+    """US dollars per million tokens, as `prices:` in .evalgate.yml."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
 class JudgeRef(_Strict):
     """A judge backend and the label its record key is made of (`judge_<label>`)."""
 
@@ -91,6 +98,8 @@ class PilotConfig(_Strict):
     min_tasks: int = Field(default=2, ge=1)  # a hypothesis passes when right in this many tasks
     output: str = "pilot-out"
     manifest_anchor: str | None = None  # default: sha256 over the config and every response
+    # judge models' prices, dollars per million tokens: judge calls then have a cost (else unknown)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
     @field_validator("responses", "metrics")
     @classmethod

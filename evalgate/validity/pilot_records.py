@@ -37,7 +37,10 @@ class JudgeVerdict:
     error: str | None
     called: bool = True
     latency_ms: int | None = None
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # None: unknown (no price for its model, or a failed call)
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    calls: int = 0  # calls made (a repair is a second); 0 when not called
 
     @property
     def mean(self) -> float | None:
@@ -153,6 +156,8 @@ def build_record(
                     "called": j.called,
                     "error": j.error,
                     "latency_ms": j.latency_ms,
+                    "tokens_in": j.tokens_in,
+                    "tokens_out": j.tokens_out,
                     "cost_usd": j.cost_usd,
                 }
                 for j in outcome.judges
@@ -184,4 +189,7 @@ def verdict_from(rubric: Rubric, label: str, outcome: JudgeOutcome) -> JudgeVerd
         error=error,
         latency_ms=round(call.latency_ms),
         cost_usd=call.cost_usd,
+        tokens_in=call.tokens_in,
+        tokens_out=call.tokens_out,
+        calls=call.calls,
     )

@@ -19,6 +19,18 @@ _BOOL_OR_NULL = {"type": ["boolean", "null"]}
 _NUM_OR_NULL = {"type": ["number", "null"]}
 _INT_OR_NULL = {"type": ["integer", "null"]}
 _STRINGS = {"type": "array", "items": _STR}
+# an amount summed over calls: its total (null when some call did not report it), the part known and
+# how many calls did not report it
+_AMOUNT = {
+    "type": "object",
+    "properties": {
+        "total": _NUM_OR_NULL,
+        "at_least": {"type": "number"},
+        "unknown_calls": {"type": "integer", "minimum": 0},
+    },
+    "required": ["total", "at_least", "unknown_calls"],
+    "additionalProperties": False,
+}
 
 
 def _object(properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -53,6 +65,8 @@ def _evalgate_record_object() -> dict[str, Any]:
             "called": {"type": "boolean"},
             "error": {"type": ["string", "null"]},
             "latency_ms": _INT_OR_NULL,
+            "tokens_in": _INT_OR_NULL,
+            "tokens_out": _INT_OR_NULL,
             "cost_usd": _NUM_OR_NULL,
         }
     )
@@ -150,6 +164,16 @@ def pilot_summary_schema() -> dict[str, Any]:
             "not_judged": {"type": "array", "items": _object({"cell": _STR, "why": _STR})},
             "known_cost_usd": {"type": "number"},
             "calls_without_cost": {"type": "integer"},
+            "judge_usage": _object(
+                {
+                    "calls": {"type": "integer", "minimum": 0},
+                    "tokens_in": _AMOUNT,
+                    "tokens_out": _AMOUNT,
+                    "cost_usd": _AMOUNT,
+                    "latency_ms": {"type": "integer", "minimum": 0},
+                },
+                description="The judges' calls: a total is null unless every call reported it.",
+            ),
             "reasons": _STRINGS,
         },
         description="evalgate's additions: none of the protocol's keys are renamed or moved.",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalgate.rubric import Rubric
+from evalgate.usage import Amount
 from evalgate.validity.pilot_config import Hypothesis, PilotConfig
 from evalgate.validity.pilot_records import CellOutcome, Trio, round4
 
@@ -34,6 +35,23 @@ def directional_pass(h: Hypothesis, delta: float | None) -> bool | None:
     if h.min_delta is None:
         return delta > 0
     return delta >= h.min_delta - 1e-9  # deltas of means of integers: no float dust decides a pass
+
+
+def judge_usage(outcomes: list[CellOutcome]) -> dict[str, Any]:
+    """The judges' calls, tokens, dollars and time over the pilot: each amount's total only when every
+    call reported it (else null, with what is known and how many calls did not say)."""
+    judges = [j for o in outcomes for j in o.judges if j.called]
+    amounts = dict.fromkeys(("tokens_in", "tokens_out", "cost_usd"), Amount())
+    for j in judges:
+        for key in amounts:
+            amounts[key] = amounts[key].plus(getattr(j, key), max(j.calls, 1))
+    return {
+        "calls": sum(j.calls for j in judges),
+        "tokens_in": amounts["tokens_in"].to_json(0),
+        "tokens_out": amounts["tokens_out"].to_json(0),
+        "cost_usd": amounts["cost_usd"].to_json(),
+        "latency_ms": sum(j.latency_ms or 0 for j in judges),
+    }
 
 
 def _cost(outcomes: list[CellOutcome]) -> tuple[float | None, float, int]:
@@ -135,6 +153,7 @@ def summarise(
             "not_judged": [{"cell": _where(o), "why": t.why_not} for o, t in unjudged],
             "known_cost_usd": known,
             "calls_without_cost": without,
+            "judge_usage": judge_usage([o for o, _ in outcomes]),
             "reasons": reasons,
         },
     }

@@ -325,3 +325,31 @@ def test_contents_write_only_where_a_history_branch_is_written(path: Path) -> No
         steps = _evalgate_steps({"jobs": {"j": job}})
         writes_history = any(step.get("with", {}).get("history-branch") for step in steps)
         assert (grants.get("contents") == "write") == writes_history, path.name
+
+
+def _path_filter(pattern: str) -> re.Pattern[str]:
+    """A workflow `paths:` glob as GitHub reads it: `**` crosses directories, `*` does not."""
+    out = ""
+    for part in re.split(r"(\*\*/|\*\*|\*)", pattern):
+        out += {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*"}.get(part, re.escape(part))
+    return re.compile(out)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "Research/research-prompt.md",  # the protocol, wherever a repository keeps it
+        "research-prompt.md",
+        ".github/skills/research/SKILL.md",  # the skill files the protocol runs (seed 003)
+        ".github/skills/citation-discipline/SKILL.md",
+        "Research/_template.md",
+        "evalgate/rubrics/research-loop.yml",
+        "prompts/likert-table.md.j2",
+        "gold/knowledge-work/labels.yml",
+    ],
+)
+def test_calibration_reruns_when_the_protocol_or_its_skill_files_change(changed: str) -> None:
+    on = _load(ROOT / ".github" / "workflows" / "calibrate.yml")["on"]
+    for trigger in ("push", "pull_request"):
+        assert any(_path_filter(p).fullmatch(changed) for p in on[trigger]["paths"]), (trigger, changed)
+    assert not any(_path_filter(p).fullmatch("docs/action.md") for p in on["pull_request"]["paths"])

@@ -33,6 +33,7 @@ from evalgate.validity.history import parse_history
 from tests.support.github_api import CONTENTS, GIT_REFS, FakeGitHub
 from tests.support.gitrepo import GitRepo
 from tests.support.judge_user import judge_python, open_to_judges
+from tests.support.timings import without_timings
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
@@ -259,19 +260,11 @@ def _baseline(tmp_path: Path, github: FakeGitHub) -> tuple[Workspace, ActionRun]
     return ws, run
 
 
-def _without_timings(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if k != "latency_ms"}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
-
-
 def _same_outcome(run: ActionRun, baseline: ActionRun) -> None:
     """The results file and the exit code are those of the same run without history."""
     assert run.results is not None and baseline.results is not None
     assert run.returncode == baseline.returncode == 1  # the item fails its deterministic checks
-    assert _without_timings(run.results) == _without_timings(baseline.results)
+    assert without_timings(run.results) == without_timings(baseline.results)
 
 
 @pytest.mark.parametrize("method", ["PUT", "GET"])  # a read-only token; a token without contents at all

@@ -28,6 +28,7 @@ from evalgate.results import (
     Status,
     Verdict,
 )
+from tests.support.timings import TIMING_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "gold" / "research-loop"
@@ -38,7 +39,6 @@ JUDGED = (
     "epistemic_labeling",
     "key_finding_specificity",
 )
-TIMING_FIELDS = ("latency_ms",)
 
 
 def without_timings(value: Any) -> Any:

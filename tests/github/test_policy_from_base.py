@@ -620,3 +620,56 @@ def test_a_history_file_symlink_committed_by_the_pr_does_not_redirect_the_append
     assert run.results is not None and run.returncode == 1, run.stdout + run.stderr
     assert (runner / "history.jsonl").read_text() == "the runner's\n"
     assert f"::warning::evalgate could not publish: history {history}: leads outside" in run.stdout
+
+
+def _calibration_record(tmp_path: Path, judge: str) -> str:
+    """A passing calibration record of GATE_RUBRIC's version and prompt for `judge`."""
+    from evalgate.judging.calibration import DimensionFigures, record_data
+    from evalgate.judging.prompt import prompt_version
+    from evalgate.rubric import load_rubric
+
+    (tmp_path / "gate.yml").write_text(GATE_RUBRIC, encoding="utf-8")
+    rubric = load_rubric(str(tmp_path / "gate.yml"))
+    perfect = DimensionFigures(
+        "quality", 4, 1.0, 1.0, dict.fromkeys(("cohen", "weighted_linear", "weighted_quadratic"), 1.0)
+    )
+    data = record_data(
+        date="2026-12-04T09:00:00Z",
+        rubric={"id": rubric.id, "version": rubric.version, "prompt": prompt_version(rubric)},
+        judges=[(judge, [])],
+        gold={"directory": "gold", "items": 4, "annotators": ["author"]},
+        floors={},
+        passed=True,
+        failures=[],
+        overall=perfect,
+        dimensions=[perfect],
+        human_agreement={},
+    )
+    return json.dumps(data)
+
+
+def test_the_calibration_record_is_read_from_the_base_commit_not_the_checkout(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    """With require-calibration, a judged failure counts only while the record is current. A pull
+    request that breaks the record (to have its judged failures not counted) changes nothing: the
+    record is the policy's, read from the base commit like the rubric."""
+    judge = workflow_judge(tmp_path, 1)  # the judge fails every document (any 1)
+    base = {
+        **GATED,
+        ".evalgate.yml": (
+            "rubric: policy/gate.yml\ncalibration: policy/calibration.json\nrequire-calibration: true\n"
+        ),
+        "policy/calibration.json": _calibration_record(tmp_path, judge),
+    }
+    ws = pull_request(tmp_path, base, {"policy/calibration.json": "{}\n"})
+
+    run = run_pr(tmp_path, events_dir, ws, judges=judge)
+    assert run.results is not None, run.stdout + run.stderr
+    assert run.results["summary"]["calibration"]["current"] is True
+    assert run.returncode == 1 and run.results["summary"]["verdict"] == "FAIL"
+    assert "changed policy files: policy/calibration.json" in run.results["policy_changes"]
+
+    head = run_pr(tmp_path, events_dir, ws, judges=judge, **{"policy-from": "head"})
+    assert head.results is not None and head.results["summary"]["calibration"]["current"] is False
+    assert head.returncode == 0 and head.results["summary"]["uncounted_judged_failures"] == 1

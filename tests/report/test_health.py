@@ -20,10 +20,10 @@ def _file(n: int, structure: int, judged: int) -> FileResult:
     return FileResult(f"docs/item-{n:02d}.md", verdict, (structure + judged) / 2, dimensions=dims)
 
 
-def _report(files: int) -> Report:
+def _report(files: int, links: tuple[tuple[str, str], ...] = (("spec", "section_presence"),)) -> Report:
     # section_presence: all but the first file at 5 (loose); spec: a spread, 2 of 5 items at 4-5
     results = tuple(_file(n, 2 if n == 0 else 5, (n % 5) + 1) for n in range(files))
-    return Report(RubricRef("research-loop", "v"), results)
+    return Report(RubricRef("research-loop", "v", mechanical=links), results)
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
@@ -32,8 +32,17 @@ def test_a_run_of_20_files_reports_rubric_health(fmt: str) -> None:
     name = "section_presence" if fmt == "text" else "**section\\_presence**"
     assert f"{name}: 19 of 20 items (95.0%) score 4-5: anchors too loose" in text
     assert text.count("anchors too loose") == 1  # spec (40% at 4-5) is not named
-    # spec 1 or 2 fails 8 files on the judged side; file 0 fails on both sides, so 7 disagree
+    # spec (computed by section_presence too) 1 or 2 fails 8 files on the judged side; file 0 fails on
+    # both sides, so 7 disagree
     assert "judge vs mechanical disagreement: 7 of 20 files (35%)" in text.lower()
+
+
+def test_a_judged_dimension_no_check_computes_is_never_compared() -> None:
+    """A structural defect the judge was told not to judge is not its error: without a `mechanical:`
+    link nothing is compared, however the two kinds of dimension fail."""
+    sides = report_sides(_report(MIN_FILES, links=()))
+    assert sides == [None] * MIN_FILES and disagreement(sides).compared == 0
+    assert "judge vs mechanical" not in render(_report(MIN_FILES, ()), "text").lower()
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])

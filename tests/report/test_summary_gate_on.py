@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 
 from evalgate.gate import decide
-from evalgate.gate_on import against_base, without_base
+from evalgate.gate.compare import against_base, without_base
 from evalgate.report.jsonfile import render_json
 from evalgate.report.load import report_from_json
 from evalgate.report.sarif import to_sarif

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from evalgate.github.api import GitHubClient, RetryPolicy
 from evalgate.results import DimensionResult, FileResult, Finding, Report, RubricRef, Status, Verdict
@@ -98,3 +99,22 @@ def assert_snapshot(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8"), (
         f"{name} changed; review and re-run with EVALGATE_UPDATE_SNAPSHOTS=1"
     )
+
+
+def posted(report: Report, contract: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The check run and the PR comment `publish` posts for `report` to a contract-checked loopback
+    GitHub (every request valid against the contract)."""
+    import io
+
+    from evalgate.github.publish import context_from_env, publish
+
+    with FakeGitHub(contract) as fake:
+        env = {"GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "octo/docs"}
+        ctx = context_from_env(
+            env, token="t", head_sha="c" * 40, pr_number=7, comment_mode="always", retry=FAST_RETRY
+        )
+        assert publish(report, ctx, io.StringIO()).ok
+        [check] = fake.check_runs.values()
+        [comment] = fake.comments.values()
+        assert fake.violations == []
+    return check, comment

@@ -19,8 +19,8 @@ from evalgate.validity.calibrate import (
     calibrate,
     compare_scores,
     load_gold,
-    register,
 )
+from evalgate.validity.calibrate_command import register
 
 SCRIPTED_JUDGE = Path(__file__).parents[1] / "fixtures" / "canary" / "scripted_judge.py"
 JUDGED = (
@@ -84,8 +84,9 @@ def test_a_judge_that_matches_the_labels_passes(
     assert result["passed"] is True
     assert result["overall"]["exact"] == 1.0 and result["overall"]["items"] == 8
     assert result["overall"]["cohen_kappa"] == 1.0
-    # the judge claimed PASS on items whose structural checks fail: the judge is wrong, twice
-    assert result["mechanical"]["comparisons"] == 2 and result["mechanical"]["rate"] == 1.0
+    # it claimed PASS on items whose structural checks fail, but it was told not to judge them: no
+    # judged dimension of research-loop is also computed by a check, so nothing is compared
+    assert result["mechanical"]["comparisons"] == 0 and result["mechanical"]["rate"] is None
 
 
 def test_a_judge_that_disagrees_fails_below_the_bar(
@@ -94,7 +95,7 @@ def test_a_judge_that_disagrees_fails_below_the_bar(
     judge = _judge(tmp_path, {"*": dict.fromkeys(JUDGED, 3)}, "flat")
     code, out = _run(gold_dir, judge, capsys=capsys)
     assert code == 1
-    assert "FAIL: exact agreement 12% against a bar of 80%" in out  # 1 of 8 labels is a 3
+    assert "FAIL: exact agreement 12% is below 60%" in out  # 1 of 8 labels is a 3
     assert "miss executive_summary_first_sentence: alpha.md: label 5, scored 3" in out
 
 
@@ -102,10 +103,29 @@ def test_the_bar_and_metric_are_options(
     gold_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     judge = _judge(tmp_path, {"*": dict.fromkeys(JUDGED, 4)}, "fours")
-    # labels 5,4,4,5,1,3,4,4: exact 4/8, within one 7/8
-    assert _run(gold_dir, judge, "--bar", "0.5", capsys=capsys)[0] == 0
-    assert _run(gold_dir, judge, "--bar", "0.9", "--metric", "within_one", capsys=capsys)[0] == 1
-    assert _run(gold_dir, judge, "--bar", "0.85", "--metric", "within_one", capsys=capsys)[0] == 0
+    # labels 5,4,4,5,1,3,4,4: exact 4/8, within one 7/8; a constant judge's kappa is 0 (floor lifted)
+    loose = ["--min-kappa", "-1", "--min-within-one", "0.8"]
+    assert _run(gold_dir, judge, "--bar", "0.5", *loose, capsys=capsys)[0] == 0
+    assert (
+        _run(gold_dir, judge, "--bar", "0.9", "--metric", "within_one", "--min-kappa", "-1", capsys=capsys)[0]
+        == 1
+    )
+    assert (
+        _run(
+            gold_dir,
+            judge,
+            "--bar",
+            "0.85",
+            "--metric",
+            "within_one",
+            "--min-kappa",
+            "-1",
+            "--min-exact",
+            "0.5",
+            capsys=capsys,
+        )[0]
+        == 0
+    )
 
 
 def test_usage_errors_exit_2(gold_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +180,7 @@ def test_mechanical_field_compares_the_judge_with_the_check() -> None:
     )
     gold = GoldSet(Path("."), rubric.id, (GoldItem("a.md", {"key_finding_specificity": 5}, {}, "FAIL"),))
     result = calibrate(report, gold, mechanical)
-    assert result.mechanical_comparisons == 2  # one mechanical dimension, one structural verdict claim
+    assert result.mechanical_comparisons == 1  # the mechanical dimension; a structural claim never counts
     assert result.mechanical_disagreements == (
         "a.md: key_finding_specificity judged 5, key_finding_word_count computed 2",
     )
@@ -204,8 +224,9 @@ def test_calibrate_reports_the_position_effect_per_criterion(tmp_path: Path, cap
     gold = tmp_path / "gold"
     gold.mkdir()
     items = []
+    unlabelled = {k: v for k, v in KW_ITEM.items() if k != "labels"}  # labels.yml labels these items
     for n in range(4):
-        write_item(gold / f"item-{n}.yml", {**KW_ITEM, "response": f"## Answer\n\nOption {n}.\n"})
+        write_item(gold / f"item-{n}.yml", {**unlabelled, "response": f"## Answer\n\nOption {n}.\n"})
         items.append({"file": f"item-{n}.yml", "judged": dict.fromkeys(KW_DIMS, 4)})
     (gold / "labels.yml").write_text(json.dumps({"rubric": "knowledge-work", "items": items}), "utf-8")
     judge = judge_spec(tmp_path, "by-place", {"by_position": [5, 5, 4, 4, 3, 3]})

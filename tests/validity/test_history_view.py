@@ -104,8 +104,8 @@ def test_show_on_a_missing_file_exits_2_naming_it(tmp_path: Path, capsys: pytest
 
 
 def test_disagreement_is_reported_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    agree = {"judged": ["j"], "failed": []}
-    judge_only = {"judged": ["j"], "failed": ["j"]}
+    agree = {"judged": ["j"], "failed": [], "mechanical": {"j": "m"}}
+    judge_only = {"judged": ["j"], "failed": ["j"], "mechanical": {"j": "m"}}
     records = [
         _record(1, "a.md", 4.0, {"m": 4, "j": 4}, **agree),
         _record(1, "b.md", 4.0, {"m": 4, "j": 2}, **judge_only),
@@ -122,9 +122,19 @@ def test_disagreement_is_reported_per_run(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_record_sides_follow_the_gate_failures() -> None:
-    record = HistoryRecord("t", "a.md", "r", "v", "FAIL", 3.0, {"m": 1, "j": 4}, failed=("m",), judged=("j",))
-    assert record_side(record) == (True, False)
-    assert record_side(HistoryRecord("t", "a.md", "r", "v", "PASS", 4.0, {"m": 4})) is None
+    scores = {"m": 1, "j": 4, "s": 1}
+    linked = HistoryRecord(
+        "t", "a.md", "r", "v", "FAIL", 3.0, scores, ("m",), judged=("j",), mechanical=(("j", "m"),)
+    )
+    assert record_side(linked) == (True, False)
+    # `s` fails too, but no judged dimension is also computed by it: only the linked pair counts
+    unlinked = HistoryRecord(
+        "t", "a.md", "r", "v", "FAIL", 3.0, scores, ("s",), judged=("j",), mechanical=(("j", "m"),)
+    )
+    assert record_side(unlinked) == (False, False)
+    assert (
+        record_side(HistoryRecord("t", "a.md", "r", "v", "FAIL", 3.0, scores, ("m",), judged=("j",))) is None
+    )
 
 
 def test_records_carry_the_judged_dimensions_run_and_commit() -> None:

@@ -383,6 +383,8 @@ def test_named_hypotheses_and_cells_of_any_name(pilot_dir, tmp_path):
         ({"metrics": "m/{task_id/x.json"}, "metrics: not a path template"),
         ({"metrics": "m/{task_id.__class__}.json"}, "metrics: {task_id.__class__}"),
         ({"metrics": "m/{cell_id!r}.json"}, "metrics: {cell_id!r}"),
+        ({"prices": {"gpt-5": {"input": -1, "output": 2}}}, "prices.gpt-5.input"),
+        ({"prices": {"gpt-5": {"input": 1}}}, "prices.gpt-5.output"),
     ],
 )
 def test_an_unusable_config_is_exit_2_naming_the_key(pilot_dir, capsys, changes, message):
@@ -419,3 +421,38 @@ def test_bare_judge_specs_get_derived_labels(pilot_dir, tmp_path):
         "judge_judge_gpt",
         "judge_judge_minimax",
     ]
+
+
+def test_pilot_prices_its_judges_and_records_their_tokens_and_latency(pilot_dir, tmp_path, monkeypatch):
+    """One judge of the trio is the openai backend against a loopback model server (11 tokens in, 7
+    out per call) with `prices:` for its model: its calls have a cost and tokens in every record and
+    in the summary; the scripted command judges report neither, so the totals say what is unknown."""
+    from tests.support.openai_server import ModelServer, ServerReply
+
+    reply = {"dimensions": {d: {"score": 4, "evidence": [], "reasoning": "r"} for d in KW_DIMS}}
+    with ModelServer(lambda _body: ServerReply(text=json.dumps(reply))) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        specs = trio_specs(tmp_path, TRIO)
+        judges = [{"spec": "openai:loopback-model", "label": "priced"}]
+        judges += [{"spec": s, "label": label} for s, label in zip(specs[1:], LABELS[1:], strict=True)]
+        prices = {"loopback-model": {"input": 1000.0, "output": 2000.0}}  # $0.025 a call
+        config = with_config(pilot_dir, judges=judges, prices=prices)
+        run(["pilot", str(config), "--output", str(tmp_path / "out")])
+        assert len(server.requests) == 12
+    records = [
+        json.loads(x) for x in (tmp_path / "out" / "pilot.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    summary = json.loads((tmp_path / "out" / "pilot-summary.json").read_text(encoding="utf-8"))
+    jsonschema.validate(records[0], json.loads((SCHEMAS / "pilot-record.schema.json").read_text("utf-8")))
+    jsonschema.validate(summary, json.loads((SCHEMAS / "pilot-summary.schema.json").read_text("utf-8")))
+    priced = records[0]["evalgate"]["judges"]["priced"]
+    assert (priced["tokens_in"], priced["tokens_out"], priced["cost_usd"]) == (11, 7, pytest.approx(0.025))
+    assert isinstance(priced["latency_ms"], int)
+    scripted = records[0]["evalgate"]["judges"]["gpt"]
+    assert (scripted["tokens_in"], scripted["cost_usd"]) == (None, None)
+    usage = summary["evalgate"]["judge_usage"]
+    assert usage["calls"] == 36 and usage["latency_ms"] >= 0
+    assert usage["tokens_in"] == {"total": None, "at_least": 132, "unknown_calls": 24}
+    assert usage["cost_usd"] == {"total": None, "at_least": pytest.approx(0.3), "unknown_calls": 24}
+    assert summary["total_cost_usd"] is None  # unknown costs are never summed as 0

@@ -15,10 +15,13 @@ from evalgate.results import Reply
 class BackendError(Exception):
     """A judge call failed. The message is the reason recorded on the dimension."""
 
-    def __init__(self, reason: str, *, retryable: bool = False, retry_after: float | None = None):
+    def __init__(
+        self, reason: str, *, retryable: bool = False, retry_after: float | None = None, attempts: int = 1
+    ):
         super().__init__(reason)
         self.retryable = retryable
         self.retry_after = retry_after
+        self.attempts = attempts  # calls made before giving up (RetryingBackend counts its retries)
 
 
 class JudgeSpecError(ValueError):

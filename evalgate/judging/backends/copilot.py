@@ -35,6 +35,7 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,17 +123,54 @@ def copilot_argv(binary: str, *, workdir: str, usage_file: str, model: str | Non
     return argv
 
 
-def read_usage(path: Path) -> tuple[str | None, int | None, int | None]:
-    """(model, input tokens, output tokens) from the CLI's --usage-output-file; Nones if absent."""
+@dataclass(frozen=True)
+class CliUsage:
+    """What the CLI's --usage-output-file says one call used (None: not reported)."""
+
+    model: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    premium_requests: float | None = None
+    credits: float | None = None
+
+
+NANO_AIU_PER_CREDIT = 1_000_000_000  # the CLI counts AI credits in nano-AIU ("exact ... in nano-AIU")
+
+
+def read_usage(path: Path) -> CliUsage:
+    """The CLI's --usage-output-file: the model, its tokens, the premium requests (`totalPremiumRequestCost`,
+    multipliers applied) and the AI credits (`totalNanoAiu`). The credits count only when
+    `aiCreditsStatus` is "complete": the CLI's own schema says that under "unavailable" a numeric zero
+    is "not a zero-cost claim", and under "partial" the number is a subtotal."""
     try:
         usage: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return CliUsage()
+    if not isinstance(usage, dict):
+        return CliUsage()
+    try:
         metrics = usage["modelMetrics"]
         models = list(metrics)
-        tokens_in = sum(int(m["usage"]["inputTokens"]) for m in metrics.values())
-        tokens_out = sum(int(m["usage"]["outputTokens"]) for m in metrics.values())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None, None, None
-    return (models[0] if len(models) == 1 else None), tokens_in, tokens_out
+        tokens_in: int | None = sum(int(m["usage"]["inputTokens"]) for m in metrics.values())
+        tokens_out: int | None = sum(int(m["usage"]["outputTokens"]) for m in metrics.values())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        models, tokens_in, tokens_out = [], None, None
+    premium = _number(usage.get("totalPremiumRequestCost"))
+    nano = _number(usage.get("totalNanoAiu"))
+    complete = usage.get("aiCreditsStatus") == "complete"
+    return CliUsage(
+        model=models[0] if len(models) == 1 else None,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        premium_requests=premium,
+        credits=nano / NANO_AIU_PER_CREDIT if nano is not None and complete else None,
+    )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
 
 
 class CopilotBackend:
@@ -222,7 +260,7 @@ class CopilotBackend:
                 raise BackendError(f"{label}: {error}") from None
             except OSError as error:
                 raise BackendError(f"{label}: cannot run {self.binary}: {error.strerror or error}") from None
-            used_model, tokens_in, tokens_out = read_usage(usage_file)
+            used = read_usage(usage_file)
         if result.returncode != 0:
             said = result.stderr.decode("utf-8", "replace")
             refused = explain_refusal(said, _given_token(env))
@@ -238,14 +276,16 @@ class CopilotBackend:
         text = result.stdout.decode("utf-8", "replace").strip()
         if not text:
             raise BackendError(f"{label}: empty reply", retryable=True)
-        model = used_model or self.model
+        model = used.model or self.model
         return Reply(
             text=text,
             model=model,
             latency_ms=result.elapsed_ms,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            cost_usd=cost_usd(self.prices, model, tokens_in, tokens_out),
+            tokens_in=used.tokens_in,
+            tokens_out=used.tokens_out,
+            cost_usd=cost_usd(self.prices, model, used.tokens_in, used.tokens_out),
+            premium_requests=used.premium_requests,
+            credits=used.credits,
         )
 
 

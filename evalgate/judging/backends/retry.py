@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -71,10 +72,13 @@ class RetryingBackend:
         self.sleep = sleep
 
     def complete(self, prompt: str) -> Reply:
-        """Call the inner backend; on a retryable error wait and try again, else re-raise."""
+        """Call the inner backend; on a retryable error wait and try again, else re-raise. A reply
+        after retries counts every attempt (`attempts`) and the time from the first (`latency_ms`):
+        a failed attempt may have been billed, and it took time."""
+        started = time.perf_counter()
         for attempt in range(1, self.attempts + 1):
             try:
-                return self.inner.complete(prompt)
+                reply = self.inner.complete(prompt)
             except BackendError as error:
                 if not error.retryable or attempt == self.attempts:
                     if attempt > 1:
@@ -82,7 +86,12 @@ class RetryingBackend:
                             f"{error} (after {attempt} attempts)",
                             retryable=error.retryable,
                             retry_after=error.retry_after,
+                            attempts=attempt,
                         ) from error
                     raise
                 self.sleep(backoff_delay(attempt, error, base=self.base_delay, cap=self.max_delay))
+                continue
+            if attempt == 1:
+                return reply
+            return replace(reply, attempts=attempt, latency_ms=(time.perf_counter() - started) * 1000)
         raise AssertionError("unreachable: the loop returns or raises")

@@ -46,8 +46,18 @@ _LINE_REFERENCE = re.compile(r"\b(lines?)[ \t]+\d+(?:[ \t]*[-–][ \t]*\d+)?", r
 # A file's mean is a float sum: equal means may differ in the last bits
 _MEAN_TOLERANCE = 1e-9
 # Rules that say the file could not be scored: a gate that could not judge does not pass, in any mode
+# a run's own facts about this version, never a finding the base could have had: the budgets too
+# (the file not judged, or over its budget per document, in this run)
 _ALWAYS_COUNTED = frozenset(
-    {Rule.CHECK_ERROR, Rule.JUDGE_ERROR, Rule.ENSEMBLE_ERROR, Rule.NOTHING_EVALUATED, Rule.FILE_ERROR}
+    {
+        Rule.CHECK_ERROR,
+        Rule.JUDGE_ERROR,
+        Rule.ENSEMBLE_ERROR,
+        Rule.NOTHING_EVALUATED,
+        Rule.FILE_ERROR,
+        Rule.BUDGET,
+        Rule.BUDGETS,
+    }
 )
 
 Fingerprint = tuple[str, str, bool, str]
@@ -170,7 +180,7 @@ def against_base(head: FileResult, base: FileResult, base_sha: str, base_path: s
         else:
             kept.append(_with_reason(check, reason))
     failed = [c for c in kept if not c.passed]
-    verdict = head.verdict if head.verdict is Verdict.ERROR else Verdict.FAIL if failed else Verdict.PASS
+    verdict = _verdict(head.verdict, failed)
     comparison = AgainstBase(
         base_sha,
         base_path,
@@ -190,6 +200,16 @@ def against_base(head: FileResult, base: FileResult, base_sha: str, base_path: s
         decision=_decision(decision, kept, failed),
         against_base=comparison,
     )
+
+
+def _verdict(head: Verdict, failed: list[RuleCheck]) -> Verdict:
+    """ERROR stays; a rule still failed is a FAIL; a file the budget left unjudged (its one failed
+    rule `budget`, which is no finding) stays NOT_JUDGED; else PASS."""
+    if head is Verdict.ERROR:
+        return head
+    if any(c.rule is not Rule.BUDGET for c in failed):
+        return Verdict.FAIL
+    return Verdict.NOT_JUDGED if head is Verdict.NOT_JUDGED else Verdict.PASS
 
 
 def _decision(decision: Decision, kept: list[RuleCheck], failed: list[RuleCheck]) -> Decision:
