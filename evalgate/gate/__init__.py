@@ -1,5 +1,9 @@
 """The gate: a file's dimension results + the rubric's policy -> its verdict.
 
+Takes a file's dimension results (deterministic and judged) and the rubric; gives its FileResult with
+the verdict and the decision that names each rule. `compare`: under `gate-on: new`, a result against
+its base version's -> what the change made worse.
+
 The verdict is computed here from scores and the rubric alone. A judge's own OVERALL claim is recorded
 elsewhere and never consulted. Dimensions that were not evaluated (`skipped`) are left out and the
 result says so; a judged dimension in error fails the file unless the run says `on_judge_error: skip`,
