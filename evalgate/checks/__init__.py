@@ -43,6 +43,12 @@ _MODULES = {
     "source_consultation": "source_consultation",
     "acronym_expansion": "acronym_expansion",
     "amount_matches_tools_computed": "amount_matches_tools",
+    # the research-review pack's (the review prompt's exact rules)
+    "em_dashes": "em_dashes",
+    "formulaic_transitions": "formulaic_transitions",
+    "overconfident_language": "overconfident_language",
+    "opinion_labels": "opinion_labels",
+    "high_confidence_sources": "high_confidence_sources",
 }
 
 
@@ -64,10 +70,18 @@ def registry() -> dict[str, CheckFn]:
 
 
 def run_check(
-    dimension_id: str, document: Document, *, hard_fail: bool = False, params: CheckParams | None = None
+    dimension_id: str,
+    document: Document,
+    *,
+    hard_fail: bool = False,
+    params: CheckParams | None = None,
+    binary: bool = False,
 ) -> DimensionResult:
     """Run one deterministic check with its rubric params (None: its defaults); any exception becomes
-    an error value for that dimension."""
+    an error value for that dimension. `binary`: the rubric's scale is 0-1 (a criterion met or not),
+    where a check is met when it finds nothing (notices aside), whatever its 1-5 score: a binary pack
+    such as research-review reads acronym_expansion's findings as the review prompt does, as
+    violations."""
     if dimension_id not in _MODULES:
         return DimensionResult(
             id=dimension_id,
@@ -88,11 +102,14 @@ def run_check(
             error=f"check {dimension_id} failed: {type(exc).__name__}: {exc}",
             hard_fail=hard_fail,
         )
+    score = outcome.score
+    if binary:
+        score = 0 if any(not f.notice for f in outcome.findings) else 1
     return DimensionResult(
         id=dimension_id,
         kind="deterministic",
         status=Status.SCORED,
-        score=outcome.score,
+        score=score,
         findings=tuple(sorted(outcome.findings, key=lambda f: (f.line, f.message))),
         hard_fail=hard_fail,
     )

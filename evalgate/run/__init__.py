@@ -58,6 +58,7 @@ class _StructuralPass:
     max_bytes: int
     checks: tuple[tuple[str, bool, CheckParams | None], ...]  # (dimension id, hard fail, params)
     keep_document: bool
+    binary: bool = False  # a 0-1 rubric: a check is met when it finds nothing (checks.run_check)
 
     def __call__(self, target: Target) -> _Evaluated:
         document, error = self.read(target)
@@ -79,7 +80,8 @@ class _StructuralPass:
         copy, when the caller has made it already)."""
         if document is None:
             return _Evaluated(target, None, error, ())
-        dims = tuple(run_check(i, document, hard_fail=h, params=p) for i, h, p in self.checks)
+        binary = self.binary
+        dims = tuple(run_check(i, document, hard_fail=h, params=p, binary=binary) for i, h, p in self.checks)
         warning = front_matter_warning(document)
         judged = kept if kept is not None else self.kept(document)
         return _Evaluated(target, judged, None, dims, (warning,) if warning else ())
@@ -238,6 +240,7 @@ def run(
         max_bytes=int(config.max_file_mb * 1024 * 1024),
         checks=structural_checks(rubric, config),
         keep_document=bool(judges),
+        binary=(rubric.scale.min, rubric.scale.max) == (0, 1),
     )
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
