@@ -170,7 +170,7 @@ def sentences(document: Document, sections: tuple[str, ...]) -> Iterator[Sentenc
             offsets.append(at)
             at += len(line) + 1
         head = text[:60]
-        spans = _cells(text) if row else [(0, len(text))]
+        spans = table_cells(text) if row else [(0, len(text))]
         for first, last in spans:
             ends = [first + e for e in sentence_ends(text[first:last])] + [last]
             start = first
@@ -192,7 +192,7 @@ def sentences(document: Document, sections: tuple[str, ...]) -> Iterator[Sentenc
                 start = end
 
 
-def _cells(row: str) -> list[tuple[int, int]]:
+def table_cells(row: str) -> list[tuple[int, int]]:
     """The spans of a table row's cells (between its `|`; a `\\|` is inside a cell)."""
     bars = [m.start() for m in re.finditer(r"(?<!\\)\|", row)]
     return [(a + 1, b) for a, b in itertools.pairwise(bars) if b > a + 1]
