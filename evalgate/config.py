@@ -68,6 +68,20 @@ class Acronyms:
     glossary: str | None = None  # a YAML file with expansions: and understood: (relative to the cwd)
 
 
+FrontMatterValue = str | tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Select:
+    """Which documents a run evaluates among those it finds (docs/action.md, "The review workflow"):
+    `front-matter` maps a key to the value (or values) it must have, `status: reviewing`. A document
+    whose front matter says otherwise is reported as not evaluated, with the reason; a file named on
+    its own (a command-line file, the action's `files` input) is evaluated whatever it says."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    front_matter: dict[str, FrontMatterValue] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config:
     """Everything a run needs to know, from any source."""
@@ -95,6 +109,7 @@ class Config:
     history_keep: Annotated[int, Constraint(ge=1)] = 1000
     generator_model: str | None = None  # the model that wrote the documents, if known (judge != generator)
     acronyms: Acronyms = Acronyms()
+    select: Select = Select()
 
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again unless

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
+    from evalgate.results import NotEvaluated
     from evalgate.run.workers import Workers
 
 Progress = Callable[[int, int], None]
@@ -218,6 +219,7 @@ def run(
     progress: Progress | None = None,
     each: Each | None = None,
     sandbox: JudgeSandbox | None = None,
+    named: Collection[str] | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
     file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
@@ -227,13 +229,20 @@ def run(
     Large runs share the structural pass with worker processes: forked when this process runs no other
     thread, else spawned, and a spawned worker re-imports the calling script, so a script that calls
     run() must do so under `if __name__ == "__main__":`. `sandbox` says how judge processes start
-    (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process)."""
+    (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process).
+    `named`: the files named on their own, which `select: front-matter:` does not filter (None: the
+    inputs that are files; the action passes none on a push or pull request, whose files git found)."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
     targets, problems = discover(list(inputs), root, base=base_dir)
     targets = [t for t in targets if in_shard(t.display, config.shard)]
     problems = [p for p in problems if in_shard(p.display, config.shard)]
+    unselected: Sequence[NotEvaluated] = ()
+    if config.select.front_matter:  # imported only by a run that selects
+        from evalgate.run.selection import select_targets
+
+        targets, unselected = select_targets(targets, config.select, inputs, base_dir, named)
 
     judges = _make_judges(config, sandbox)
     task = _StructuralPass(
@@ -280,6 +289,7 @@ def run(
         judges=tuple(config.judges),
         notes=tuple(notes),
         shard=config.shard,
+        not_evaluated=tuple(unselected),
     )
     if len(judges) > 1:
         from evalgate.judging.agreement import agreement_by_dimension
