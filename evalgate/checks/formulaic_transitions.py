@@ -14,7 +14,7 @@ on its line. Met (5, or 1 on a binary rubric) with none; any fails.
 from __future__ import annotations
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.review_prose import phrase_pattern, sentences
+from evalgate.checks.review_prose import phrase_finder, sentences
 from evalgate.document import Document
 from evalgate.results import Finding
 from evalgate.rubrics.params import FormulaicTransitionsParams
@@ -25,16 +25,15 @@ DEFAULTS = FormulaicTransitionsParams()
 def check(document: Document, params: FormulaicTransitionsParams | None = None) -> CheckOutcome:
     """One finding per formulaic transition that opens a sentence or clause in scope."""
     p = params or DEFAULTS
-    pattern = phrase_pattern(p.phrases)
+    finder = phrase_finder(p.phrases)
     where = " and ".join(p.sections) or "the document"
     findings = []
-    for sentence in sentences(document, p.sections):
-        for match in pattern.finditer(sentence.prose):
+    for sentence in sentences(document, p.sections, finder):
+        for match in finder.finditer(sentence.prose):
             if not sentence.opens(match.start()):
                 continue
             phrase = " ".join(sentence.text[match.start() : match.end()].split())
-            shown = " ".join(sentence.text[match.start() :].split())
-            shown = shown if len(shown) <= 80 else shown[:79] + "…"
+            shown = sentence.shown(match.start(), 80)
             findings.append(
                 Finding(
                     sentence.line_at(match.start()),

@@ -85,11 +85,14 @@ def independent_sources(text: str, platforms: dict[str, int], named_in: str | No
 
 def _source_parts(text: str) -> list[str]:
     """What follows each `source:` up to the end of the bracket or parenthesis it is in (its own
-    parentheses, `Smith (2020)`, kept)."""
+    parentheses, `Smith (2020)`, kept), or to the next `source:`."""
     parts = []
-    for match in _SOURCE_LABEL.finditer(text):
-        depth, end = 0, len(text)
-        for i in range(match.end(), len(text)):
+    labels = list(_SOURCE_LABEL.finditer(text))
+    bounds = [m.start() for m in labels[1:]] + [len(text)]
+    for match, bound in zip(labels, bounds, strict=False):
+        # up to the next `source:` at most, so each character is read once (linear on any text)
+        depth, end = 0, bound
+        for i in range(match.end(), end):
             ch = text[i]
             if ch in "([":
                 depth += 1

@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.review_prose import phrase_pattern, sentences
+from evalgate.checks.review_prose import phrase_finder, sentences
 from evalgate.document import Document
 from evalgate.results import Finding
 from evalgate.rubrics.params import OpinionLabelsParams
@@ -44,18 +44,17 @@ def label_pattern(labels: tuple[str, ...]) -> re.Pattern[str]:
 def check(document: Document, params: OpinionLabelsParams | None = None) -> CheckOutcome:
     """One finding per unlabelled sentence that says it is the writer's opinion."""
     p = params or DEFAULTS
-    markers, labels = phrase_pattern(p.markers), label_pattern(p.labels)
+    markers, labels = phrase_finder(p.markers), label_pattern(p.labels)
     findings = []
-    for sentence in sentences(document, p.sections):
-        match = markers.search(sentence.prose)
+    for sentence in sentences(document, p.sections, markers):
+        match = next(markers.finditer(sentence.prose), None)
         if match is None or sentence.question:
             continue
         opening = sentence.block_start.lstrip(" \t-*+>0123456789.)")  # the paragraph's label
         if labels.search(sentence.evidence) or labels.match(opening):
             continue
         marker = " ".join(sentence.text[match.start() : match.end()].split())
-        shown = " ".join(sentence.text.split())
-        shown = shown if len(shown) <= 100 else shown[:99] + "…"
+        shown = sentence.shown()
         first = ", ".join(p.labels[:1]) or "a label"
         findings.append(
             Finding(

@@ -21,7 +21,7 @@ word, on its line. Met (5, or 1 on a binary rubric) with none; any fails.
 from __future__ import annotations
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.review_prose import Sentence, quotation_spans, sentences, word_matcher
+from evalgate.checks.review_prose import Sentence, phrase_finder, quotation_spans, sentences, word_matcher
 from evalgate.document import Document
 from evalgate.results import Finding
 from evalgate.rubrics.params import OverconfidentLanguageParams
@@ -77,7 +77,7 @@ def check(document: Document, params: OverconfidentLanguageParams | None = None)
     p = params or DEFAULTS
     wanted = frozenset(w.lower() for w in p.words)
     findings = []
-    for sentence in sentences(document, p.sections):
+    for sentence in sentences(document, p.sections, phrase_finder(p.words)):
         if not any(w in sentence.prose.lower() for w in wanted):
             continue
         words = sentence.words()
@@ -85,11 +85,10 @@ def check(document: Document, params: OverconfidentLanguageParams | None = None)
         hits = [i for i in hits if _vouches(sentence, words, i, p)]
         if not hits or sentence.question or sentence.cites or _quotes(sentence.text):
             continue
+        shown = sentence.shown()
         for i in hits:
             start, end, _ = words[i]
             written = sentence.text[start:end].partition("-")[0]
-            shown = " ".join(sentence.text.split())
-            shown = shown if len(shown) <= 100 else shown[:99] + "…"
             findings.append(
                 Finding(
                     sentence.line_at(start),

@@ -16,9 +16,10 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from evalgate.checks.acronym_prose import prose_line, skipped_lines
 from evalgate.document import Document, normalise_title
@@ -74,17 +75,23 @@ class Sentence:
 
     def opens(self, offset: int) -> bool:
         """Whether `offset` starts the sentence (markup, labels and list markers aside) or a clause
-        after `;` or `:`."""
-        before = self.prose[:offset]
-        stripped = before.rstrip()
-        if stripped.endswith((";", ":")):
+        after `;` or `:` (read in place: a sentence may hold thousands of candidates)."""
+        at = offset - 1
+        while at >= 0 and self.prose[at].isspace():
+            at -= 1
+        if at >= 0 and self.prose[at] in ";:":
             return True
-        return _LEAD.fullmatch(before) is not None
+        return _LEAD.fullmatch(self.prose, 0, offset) is not None
+
+    def shown(self, offset: int = 0, chars: int = 100) -> str:
+        """The sentence's words from `offset`, cut to about `chars` characters, for a message."""
+        words = " ".join(self.text[offset : offset + chars + 40].split())
+        return words if len(words) <= chars else words[: chars - 1] + "…"
 
 
 def in_scope(document: Document, sections: tuple[str, ...]) -> bytearray:
-    """1 for each line a wording check reads: in the sections (and their subsections; none: the
-    whole document), neither front matter nor code, nor a heading or a block quote."""
+    """1 for each line a wording check may read: in the sections (and their subsections; none: the
+    whole document), neither front matter nor code, nor a heading (block quotes: `_reads`)."""
     skip = skipped_lines(document)
     keep = bytearray(len(skip))
     if sections:
@@ -96,22 +103,72 @@ def in_scope(document: Document, sections: tuple[str, ...]) -> bytearray:
         keep[1 : len(document.lines) + 1] = b"\x01" * len(document.lines)
     for line in document.heading_lines:
         keep[line] = 0
-    for n, text in enumerate(document.lines, 1):
-        if keep[n] and (skip[n] or _QUOTE_LINE.match(text)):
-            keep[n] = 0
-    return keep
+    return bytearray(k & (s ^ 1) for k, s in zip(keep, skip, strict=True))
 
 
-def _blocks(document: Document, scope: bytearray) -> Iterator[tuple[tuple[int, ...], bool]]:
-    """(line numbers, is a table row) of each block in scope."""
+def _reads(document: Document, scope: bytearray, n: int) -> bool:
+    """Whether line `n` is prose in scope: in `scope`, not blank, not a block quote."""
+    if not 1 <= n <= len(document.lines) or not scope[n]:
+        return False
+    text = document.lines[n - 1]
+    return bool(text.strip()) and not _QUOTE_LINE.match(text)
+
+
+def _row(text: str) -> bool:
+    return text.lstrip().startswith("|")
+
+
+def _block_around(document: Document, scope: bytearray, n: int) -> tuple[tuple[int, ...], bool]:
+    """The block holding line `n` (a prose line in scope): a table row alone, or the paragraph or
+    list item it is part of (a list item's marker starts a block)."""
+    lines = document.lines
+    if _row(lines[n - 1]):
+        return (n,), True
+    first = n
+    while not _ITEM.match(lines[first - 1]) and _reads(document, scope, first - 1):
+        if _row(lines[first - 2]):
+            break
+        first -= 1
+    last = n
+    while _reads(document, scope, last + 1) and not _row(lines[last]) and not _ITEM.match(lines[last]):
+        last += 1
+    return tuple(range(first, last + 1)), False
+
+
+def _ranges(scope: bytearray) -> list[tuple[int, int]]:
+    """The runs of lines in `scope`, as (first, last)."""
+    runs: list[tuple[int, int]] = []
+    n = scope.find(1)
+    while n >= 0:
+        end = scope.find(0, n)
+        end = len(scope) if end < 0 else end
+        runs.append((n, end - 1))
+        n = scope.find(1, end)
+    return runs
+
+
+def _blocks(
+    document: Document, scope: bytearray, finder: PhraseFinder | None
+) -> Iterator[tuple[tuple[int, ...], bool]]:
+    """(line numbers, is a table row) of each block in scope; with a `finder`, only the blocks its
+    phrases occur in, found by one search of the whole text."""
+    if finder is not None:
+        seen: set[int] = set()
+        for n in finder.lines(document.lines, _ranges(scope)):
+            if n not in seen and _reads(document, scope, n):
+                block = _block_around(document, scope, n)
+                seen.update(block[0])
+                yield block
+        return
     current: list[int] = []
-    for n, text in enumerate(document.lines, 1):
-        if not scope[n] or not text.strip():
+    for n in range(1, len(document.lines) + 1):
+        text = document.lines[n - 1]
+        if not _reads(document, scope, n):
             if current:
                 yield tuple(current), False
                 current = []
             continue
-        if text.lstrip().startswith("|"):
+        if _row(text):
             if current:
                 yield tuple(current), False
                 current = []
@@ -148,9 +205,12 @@ def quotation_spans(text: str) -> list[tuple[int, int]]:
 def blank_quotations(prose: str) -> str:
     """`prose` with its quotations (`quotation_spans`) blanked: a quotation is the quoted source's
     words."""
+    parts: list[str] = []
+    done = 0
     for start, end in quotation_spans(prose):
-        prose = prose[:start] + " " * (end - start) + prose[end:]
-    return prose
+        parts += (prose[done:start], " " * (end - start))
+        done = end
+    return "".join(parts) + prose[done:] if parts else prose
 
 
 def _masked(line: str) -> str:
@@ -158,10 +218,15 @@ def _masked(line: str) -> str:
     return _LABEL_BRACKET.sub(_blank, line) if "[" in line else line
 
 
-def sentences(document: Document, sections: tuple[str, ...]) -> Iterator[Sentence]:
-    """Every sentence of the prose in scope (see the module's docstring), in document order."""
+def sentences(
+    document: Document, sections: tuple[str, ...], finder: PhraseFinder | None = None
+) -> Iterator[Sentence]:
+    """Every sentence of the prose in scope (see the module's docstring), in document order; with a
+    `finder`, only those of the blocks its phrases occur in: a check that looks for phrases reads
+    the few paragraphs that hold them (most hold none, and masking and splitting a paragraph costs
+    far more than one search of the whole text)."""
     lines = document.lines
-    for numbers, row in _blocks(document, in_scope(document, sections)):
+    for numbers, row in _blocks(document, in_scope(document, sections), finder):
         raw_lines = [lines[n - 1] for n in numbers]
         text = "\n".join(raw_lines)
         prose = blank_quotations("\n".join(_masked(line) for line in raw_lines))
@@ -230,10 +295,47 @@ def word_matcher(entries: tuple[str, ...]) -> Callable[[str], bool]:
     return matches
 
 
+def _word_char(text: str, at: int) -> bool:
+    """Whether `text[at]` continues a word (a letter, a digit, `'` or `-`; False off either end)."""
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] in "'’-")
+
+
+class PhraseFinder:
+    """Phrases found as whole words, in any case, white space between words flexible, longest first
+    (so "More importantly" wins over "importantly"). `finditer` reads a sentence; `lines` finds the
+    lines of a whole text they occur on, by one search of the text lower-cased with a pattern that
+    opens with the phrases' letters (searched for by their first letters: with a look-behind or
+    IGNORECASE first it was tried at every character, ~0.5 s over the corpus), each match's edges
+    checked after."""
+
+    def __init__(self, phrases: tuple[str, ...]) -> None:
+        ordered = sorted({p.strip() for p in phrases}, key=len, reverse=True)
+        parts = [r"\s+".join(re.escape(word).replace("'", "['’]") for word in p.split()) for p in ordered]
+        self.pattern = re.compile(r"(?<![\w'’-])(?:" + "|".join(parts) + r")(?![\w'’-])", re.I)
+        lowered = [r"\s+".join(re.escape(w.lower()).replace("'", "['’]") for w in p.split()) for p in ordered]
+        self._fast = re.compile("|".join(lowered))
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """The phrases' matches in `text`, in order."""
+        return self.pattern.finditer(text)
+
+    def lines(self, lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> Iterator[int]:
+        """The 1-based numbers of `lines` a phrase starts on, in order, searched only within `ranges`
+        (first and last line numbers, in order)."""
+        lowered = "\n".join(lines).lower()  # lower() keeps every "\n": lines count as in the text
+        starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+        for first, last in ranges:
+            line, at = first, starts[first - 1]
+            for match in self._fast.finditer(lowered, at, starts[last]):
+                start, stop = match.span()
+                if _word_char(lowered, start - 1) or _word_char(lowered, stop):
+                    continue  # inside a longer word ("view" in "review")
+                line += lowered.count("\n", at, start)
+                at = start
+                yield line
+
+
 @lru_cache(maxsize=64)
-def phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for the phrases, as whole words, in any case, white space between words flexible,
-    longest first (so "More importantly" wins over "importantly")."""
-    ordered = sorted({p.strip() for p in phrases}, key=len, reverse=True)
-    parts = [r"\s+".join(re.escape(word).replace("'", "['’]") for word in p.split()) for p in ordered]
-    return re.compile(r"(?<![\w'’-])(?:" + "|".join(parts) + r")(?![\w'’-])", re.I)
+def phrase_finder(phrases: tuple[str, ...]) -> PhraseFinder:
+    """The phrases' finder, made once per list."""
+    return PhraseFinder(phrases)

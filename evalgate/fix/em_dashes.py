@@ -25,6 +25,7 @@ As for acronyms, an edit after which another dimension's result would change is 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -56,6 +57,7 @@ _STOPS = (",", ".", ";", ":", ")", "]", "!", "?")
 _LABEL_WORDS = 6  # a list item's lead of at most this many words is its label
 _CLAUSE_WORDS = 3  # a clause before a colon has at least this many words
 _PAIR_WORDS = 25  # a phrase between two em-dashes of at most this many words becomes a parenthetical
+MAX_PER_LINE = 40  # more em-dashes on one line are all left (the corpus's most is 10)
 
 
 @dataclass(frozen=True)
@@ -180,14 +182,13 @@ def _decide(
     raw: str, prose: str, first: int, last: int, columns: list[int], item: int | None
 ) -> tuple[list[Edit], str | None]:
     """The edits for the em-dashes of one sentence, or why they are left."""
+    if raw[first:last].strip() == EM_DASH:
+        return [], "alone in a table cell (a placeholder): write n/a or leave the cell empty"
     for column in columns:
         before = raw[column - 1 : column] if column > 0 else ""
         after = raw[column + 1 : column + 2]
         if before.isdigit() and after.isdigit():
             return [], "between digits (a range): write an en dash (–) or 'to' by hand"
-        cell = raw[first:last].strip()
-        if cell == EM_DASH:
-            return [], "alone in a table cell (a placeholder): write n/a or leave the cell empty"
         start, end = _spaced(raw, column)
         if raw[end : end + 1] in _STOPS or raw[start - 1 : start] in ("(", "["):
             return [], "next to other punctuation: rewrite it"
@@ -225,16 +226,21 @@ def _refusal(guard: Guard, number: int, raw: str, prose: str, column: int) -> st
 def _line_edits(guard: Guard, number: int, raw: str) -> tuple[list[Edit], list[tuple[DashLeft, str]]]:
     """The edits for one line's em-dashes, and those left with the reason."""
     columns = em_dash_columns(raw)
+    if len(columns) > MAX_PER_LINE:  # each is weighed against its whole line: bounded, so linear
+        many = f"{len(columns)} em-dashes on one line: rewrite it by hand"
+        return [], [(DashLeft(number, c), many) for c in columns]
     prose = prose_line(raw)
     edits: list[Edit] = []
     left: list[tuple[DashLeft, str]] = []
     spans, item = _segments(raw)
     for first, last in spans:
-        mine = [c for c in columns if first <= c < last]
+        mine = columns[bisect.bisect_left(columns, first) : bisect.bisect_left(columns, last)]
         if not mine:
             continue
         why = next((r for c in mine if (r := _refusal(guard, number, raw, prose, c)) is not None), None)
-        found, why = ([], why) if why is not None else _decide(raw, prose, first, last, mine, item)
+        found: list[Edit] = []
+        if why is None:
+            found, why = _decide(raw, prose, first, last, mine, item)
         if why is not None:
             left += [(DashLeft(number, c), why) for c in mine]
         edits += [Edit(number, e.column, e.old, e.new, e.acronym) for e in found]
