@@ -179,3 +179,39 @@ def test_the_pack_runs_through_every_other_format(tmp_path, capsys, fmt: str) ->
     item.write_text(review_item(Analysis="Pinning — cheap."), encoding="utf-8")
     code, out = check_output(tmp_path, "research-review", item, [], capsys, fmt=fmt)
     assert code == 1 and "em-dash" in out
+
+
+_ROW = re.compile(r"^\| `(?P<dim>[a-z_]+)` \| (?P<met>\d+) \| (?P<unmet>\d+) \| (?P<findings>[\d,]+) \|$")
+_VERDICTS = re.compile(r"Review verdicts \(deterministic part\): (\d+) PASS, (\d+) FAIL, (\d+) ERROR")
+
+
+def _documented() -> tuple[dict[str, tuple[int, int, int]], tuple[int, int, int]]:
+    """docs/checks.md's research-review corpus table and verdict line, as written."""
+    text = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+    section = text.split("## The research-review pack", 1)[1].split("\n## ", 1)[0]
+    table = {
+        m["dim"]: (int(m["met"]), int(m["unmet"]), int(m["findings"].replace(",", "")))
+        for m in map(_ROW.match, section.splitlines())
+        if m is not None
+    }
+    verdicts = _VERDICTS.search(section)
+    assert verdicts is not None and set(table) == set(DETERMINISTIC)
+    return table, (int(verdicts[1]), int(verdicts[2]), int(verdicts[3]))
+
+
+def test_the_documented_corpus_figures_are_the_corpus_run(corpus_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "review.json"
+    argv = ["check", str(corpus_dir), "--rubric", "research-review", "--format", "json", "--output", str(out)]
+    run_in(tmp_path, [*argv, "--jobs", "2"])
+    capsys.readouterr()
+    report = json.loads(out.read_text(encoding="utf-8"))
+    counts: dict[str, list[int]] = {d: [0, 0, 0] for d in DETERMINISTIC}
+    for result in report["results"]:
+        for dim in result["dimensions"]:
+            if dim["kind"] == "deterministic":
+                counts[dim["id"]][0 if dim["score"] == 1 else 1] += 1
+                counts[dim["id"]][2] += len(dim.get("findings", []))
+    verdicts = [sum(r["verdict"] == v for r in report["results"]) for v in ("PASS", "FAIL", "ERROR")]
+    table, documented_verdicts = _documented()
+    assert {d: tuple(c) for d, c in counts.items()} == table
+    assert tuple(verdicts) == documented_verdicts

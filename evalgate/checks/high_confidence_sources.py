@@ -106,7 +106,10 @@ def _source_parts(text: str) -> list[str]:
 
 
 def _finding(line: int, what: str, count: int, shown: str, need: int, end_line: int | None = None) -> Finding:
-    cites = "no source" if count == 0 else f"{count} independent source{'s' if count > 1 else ''} ({shown})"
+    if count == 0:  # sources named in its words (a book, a firm) are not cited: say what is missing
+        cites = "no source: no URL, DOI or arXiv identifier, and no `source:` part naming one"
+    else:
+        cites = f"{count} independent source{'s' if count > 1 else ''} ({shown})"
     return Finding(
         line,
         f"{what} is rated high confidence but cites {cites}; the review asks for at least {need} "

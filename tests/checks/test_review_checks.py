@@ -306,7 +306,7 @@ def test_high_confidence_read_in_its_forms_and_only_there() -> None:
         "week. (high confidence)"
     )
     ((_, message),) = findings("high_confidence_sources", Key_Findings=bare)
-    assert "cites no source;" in message
+    assert "cites no source: no URL, DOI or arXiv identifier, and no `source:` part naming one;" in message
 
 
 def test_evidence_map_rows_are_read_when_the_params_ask() -> None:
