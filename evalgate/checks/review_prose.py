@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 
 from evalgate.checks.acronym_prose import prose_line, skipped_lines
 from evalgate.document import Document, normalise_title
@@ -323,7 +322,7 @@ class PhraseFinder:
         """The 1-based numbers of `lines` a phrase starts on, in order, searched only within `ranges`
         (first and last line numbers, in order)."""
         lowered = "\n".join(lines).lower()  # lower() keeps every "\n": lines count as in the text
-        starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+        starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
         for first, last in ranges:
             line, at = first, starts[first - 1]
             for match in self._fast.finditer(lowered, at, starts[last]):
