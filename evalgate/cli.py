@@ -189,7 +189,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     pieces = (
         json_pieces(report, lines)
         if args.format == "json"
-        else [render(report, args.format, verbose=args.verbose)]
+        else [render(report, args.format, verbose=args.verbose, rubric=config.rubric)]
     )
     if args.output:
         try:

@@ -69,6 +69,20 @@ class Acronyms:
     glossary: str | None = None  # a YAML file with expansions: and understood: (relative to the cwd)
 
 
+FrontMatterValue = str | tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Select:
+    """Which documents a run evaluates among those it finds (docs/action.md, "The review workflow"):
+    `front-matter` maps a key to the value (or values) it must have, `status: reviewing`. A document
+    whose front matter says otherwise is reported as not evaluated, with the reason; a file named on
+    its own (a command-line file, the action's `files` input) is evaluated whatever it says."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    front_matter: dict[str, FrontMatterValue] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunBudgetLimits:
     """`budget:` judging stops when the run has made this many judge calls or spent these dollars
@@ -141,6 +155,8 @@ class Config:
         return dataclasses.replace(
             self, budget=None, budgets=None, calibration=None, require_calibration=False
         )
+
+    select: Select = Select()
 
     def with_overrides(self, **overrides: Any) -> Config:
         """A copy with the given (non-None) options replacing file values; validated again unless

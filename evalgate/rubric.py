@@ -83,6 +83,9 @@ class Dimension:
     mechanical: str | None = None
     # a deterministic check's parameters (see CHECK_PARAMS); absent: the check's defaults
     params: Annotated[AnyParams | None, ParamsOfTheCheck()] = None
+    # what reports list the dimension under (a review skill: `remove-ai-slop`); `a/b` is part b of a
+    # (`peer-reviewer/alternative-explanations`); absent: the dimension stands on its own
+    group: Annotated[str, Constraint(pattern=r"^[a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)?$")] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,7 +249,8 @@ class Rubric:
     def version(self) -> str:
         """A short hash of the canonical content: any change to the rubric changes it."""
         # `inputs` is left out when absent so rubrics written before it existed keep their version.
-        # Likewise a dimension's `params` when absent. Keys are strings, as in JSON (anchors' too).
+        # Likewise a dimension's `params` and `group` when absent. Keys are strings, as in JSON
+        # (anchors' too).
         dumped = self.as_data()
         if self.inputs is None:
             del dumped["inputs"]
@@ -254,8 +258,9 @@ class Rubric:
         # stricter floor starts no new history series and leaves a calibration record current.
         del dumped["calibration"]
         for dimension in dumped["dimensions"]:
-            if dimension.get("params") is None:
-                dimension.pop("params", None)
+            for optional in ("params", "group"):
+                if dimension.get(optional) is None:
+                    dimension.pop(optional, None)
         canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 

@@ -69,6 +69,22 @@ CASES = {
     "inline comments and code spans": (
         "from evalgate.document import parse_document as f; f('# T\\n\\n' + '`<!--' * (n // 5) + '\\n')"
     ),
+    # the research-review pack: quotations, source parts and sentences read once, wherever they are
+    "review prose quotations": "from evalgate.checks.review_prose import blank_quotations as f; f('\"' * n)",
+    "high-confidence source parts": (
+        "from evalgate.checks.high_confidence_sources import independent_sources as f\n"
+        "f('source: (' * (n // 9), {})"
+    ),
+    "wording checks on one long sentence": (
+        "from evalgate.document import parse_document; from evalgate.checks import run_check\n"
+        "text = '## Findings\\n\\n' + 'Furthermore; it is clearly so; I think ' * (n // 40) + '\\n'\n"
+        "d = parse_document(text)\n"
+        "[run_check(c, d) for c in ('formulaic_transitions', 'overconfident_language', 'opinion_labels')]"
+    ),
+    "em-dash fix on a line of em-dashes": (
+        "from evalgate.fix.em_dashes import fix_em_dashes as f\n"
+        "f('# T\\n\\n' + 'a — ' * (n // 4) + '\\n\\n' + 'x' * n + ' — y. ' * 40 + '\\n', None, [])"
+    ),
     "a whole document of the above": (
         "from evalgate.document import parse_document; from evalgate.checks import registry\n"
         "d = parse_document('# a' + ' ' * n + 'b\\n\\n## Findings\\n\\n### Key Findings\\n\\n1. ](' + '[' * n"

@@ -44,6 +44,12 @@ _MODULES = {
     "source_consultation": "source_consultation",
     "acronym_expansion": "acronym_expansion",
     "amount_matches_tools_computed": "amount_matches_tools",
+    # the research-review pack's (the review prompt's exact rules)
+    "em_dashes": "em_dashes",
+    "formulaic_transitions": "formulaic_transitions",
+    "overconfident_language": "overconfident_language",
+    "opinion_labels": "opinion_labels",
+    "high_confidence_sources": "high_confidence_sources",
 }
 
 
@@ -71,10 +77,14 @@ def run_check(
     hard_fail: bool = False,
     params: CheckParams | None = None,
     anchors: bool = False,
+    binary: bool = False,
 ) -> DimensionResult:
     """Run one deterministic check with its rubric params (None: its defaults); any exception becomes
     an error value for that dimension. `anchors`: give each finding its `anchor` (`gate-on: new`
-    needs them; a run that compares nothing does not pay for them)."""
+    needs them; a run that compares nothing does not pay for them). `binary`: the rubric's scale is
+    0-1 (a criterion met or not), where a check is met when it finds nothing (notices aside), whatever
+    its 1-5 score: a binary pack such as research-review reads acronym_expansion's findings as the
+    review prompt does, as violations."""
     if dimension_id not in _MODULES:
         return DimensionResult(
             id=dimension_id,
@@ -96,11 +106,14 @@ def run_check(
             hard_fail=hard_fail,
         )
     findings = (anchored(document, f) for f in outcome.findings) if anchors else outcome.findings
+    score = outcome.score
+    if binary:
+        score = 0 if any(not f.notice for f in outcome.findings) else 1
     return DimensionResult(
         id=dimension_id,
         kind="deterministic",
         status=Status.SCORED,
-        score=outcome.score,
+        score=score,
         findings=tuple(sorted(findings, key=lambda f: (f.line, f.message))),
         hard_fail=hard_fail,
     )

@@ -37,6 +37,7 @@ from evalgate.document.reader import (
     normalise_text,
     parse_document,
     read_document,
+    read_front_matter,
     split_lines,
 )
 
@@ -60,6 +61,7 @@ __all__ = [
     "normalise_title",
     "parse_document",
     "read_document",
+    "read_front_matter",
     "shown",
     "split_lines",
 ]

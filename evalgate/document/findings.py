@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+from collections.abc import Iterator
 
 from evalgate.document.blocks import first_pipe_table, parse_region, single_spaced
 from evalgate.document.model import (
@@ -147,13 +148,21 @@ def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary |
 
 def first_sentence(text: str) -> str:
     """The text up to its first sentence end (abbreviations such as 'e.g.' do not end one)."""
+    for end in sentence_ends(text):
+        return text[:end].strip()
+    return text.strip()
+
+
+def sentence_ends(text: str) -> Iterator[int]:
+    """The offset just past each sentence's `.`, `!` or `?` in `text`, in order: one followed by
+    white space and what starts a sentence (a capital, a digit, a `[` label), where the text before
+    it does not end with an abbreviation ('e.g.') or an initial ('J.')."""
     for match in _SENTENCE_END.finditer(text):
         end = match.start() + 1
         head = text[:end].rstrip("\"'”’)]*_")
         if head.endswith(_ABBREVIATIONS) or _ends_with_initial(head):
             continue
-        return text[:end].strip()
-    return text.strip()
+        yield end
 
 
 def _ends_with_initial(head: str) -> bool:

@@ -201,6 +201,25 @@ def parse_front_matter(lines: tuple[str, ...]) -> FrontMatter:
     return FrontMatter(data=data, start_line=1, end_line=end)
 
 
+def read_front_matter(path: str | os.PathLike[str]) -> FrontMatter | None:
+    """The front matter of a file, read from its first bytes only (what `parse_document` reads of
+    them); None when the file cannot be read as text, which reading it whole then reports."""
+    try:
+        with open(os.fspath(path), "rb") as file:
+            head = file.read(MAX_FRONT_MATTER_BYTES + 4096)
+    except OSError:
+        return None
+    if b"\0" in head:
+        return None
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of what was read
+            return None
+        text = head[: exc.start].decode("utf-8")
+    return parse_front_matter(split_lines(normalise_text(text)))
+
+
 def front_matter_warning(document: Document) -> str | None:
     """A per-file message when the front matter could not be loaded (broken or hostile YAML), else
     None. The document is still evaluated without it; this says why its front matter was ignored."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from evalgate.checks import run_check
 from evalgate.checks.acronym_expansion import AcronymProblem, find_problems
@@ -57,13 +58,23 @@ class Edit:
     acronym: str
 
 
+class Left(Protocol):
+    """What a fix leaves for the author: its line and what it is (an acronym, or "em-dash")."""
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def acronym(self) -> str: ...
+
+
 @dataclass
 class FixResult:
     """The fixed text of one document, what was fixed and what is left for the author."""
 
     text: str
     fixed: list[Edit] = field(default_factory=list)
-    left: list[tuple[AcronymProblem, str]] = field(default_factory=list)  # (problem, why not fixed)
+    left: list[tuple[Left, str]] = field(default_factory=list)  # (problem, why not fixed)
 
 
 Checks = Sequence[tuple[str, CheckParams | None]]  # the other deterministic dimensions and their params
@@ -75,7 +86,7 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
     table = with_params(params)
     sections = params.sections if params is not None else ()
     audit_words = params.fix_leaves_lines_with if params is not None else FIX_LEAVES_LINES_WITH
-    baseline = _other_results(parse_document(text), others)
+    baseline = other_results(parse_document(text), others)
     refused: set[tuple[str, int]] = set()  # (acronym, line) whose fix would move another dimension
     for attempt in range(_PASSES + 1):
         document = parse_document(result.text)
@@ -93,9 +104,9 @@ def fix_text(text: str, params: AcronymExpansionParams | None, others: Checks) -
                 edits.append(edit)
         if not edits:
             break
-        fixed = _apply(result.text, edits)
-        if _other_results(parse_document(fixed), others) != baseline:
-            fixed, edits = _one_at_a_time(result.text, edits, others, baseline, refused)
+        fixed = apply_edits(result.text, edits)
+        if other_results(parse_document(fixed), others) != baseline:
+            fixed, edits = one_at_a_time(result.text, edits, others, baseline, refused)
         result.text = fixed
         result.fixed += edits
     return result
@@ -195,7 +206,7 @@ def _overlaps(edit: Edit, edits: list[Edit]) -> bool:
     return any(e.line == edit.line and e.column < end and edit.column < e.column + len(e.old) for e in edits)
 
 
-def _apply(text: str, edits: list[Edit]) -> str:
+def apply_edits(text: str, edits: list[Edit]) -> str:
     """The edits made, right to left within each line so earlier columns stay valid."""
     lines = text.split("\n")
     for edit in sorted(edits, key=lambda e: (e.line, e.column), reverse=True):
@@ -205,12 +216,27 @@ def _apply(text: str, edits: list[Edit]) -> str:
     return "\n".join(lines)
 
 
-def _other_results(document: Document, others: Checks) -> list[tuple[object, ...]]:
+# Checks whose messages quote the document's words around what they found (the research-review
+# pack's wording checks): an edit elsewhere on the line changes the quote, not the result, so their
+# findings are compared by where they are, not by what they say.
+QUOTING_CHECKS = frozenset(
+    {"em_dashes", "formulaic_transitions", "overconfident_language", "opinion_labels"}
+    | {"high_confidence_sources"}
+)
+
+
+def other_results(document: Document, others: Checks) -> list[tuple[object, ...]]:
+    """The other deterministic dimensions' results, to compare before and after an edit."""
     results = [run_check(dim, document, params=params) for dim, params in others]
-    return [(r.id, r.score, r.findings, r.error) for r in results]
+    return [
+        (r.id, r.score, tuple((f.line, f.end_line, f.notice) for f in r.findings), r.error)
+        if r.id in QUOTING_CHECKS
+        else (r.id, r.score, r.findings, r.error)
+        for r in results
+    ]
 
 
-def _one_at_a_time(
+def one_at_a_time(
     text: str,
     edits: list[Edit],
     others: Checks,
@@ -218,11 +244,12 @@ def _one_at_a_time(
     refused: set[tuple[str, int]],
 ) -> tuple[str, list[Edit]]:
     """Apply the edits one by one from the end of the text, keeping each that moves no other dimension
-    (from the end, so a kept edit never shifts the column of one still to try)."""
+    (from the end, so a kept edit never shifts the column of one still to try); each refused one's
+    (acronym, line) is added to `refused`."""
     kept: list[Edit] = []
     for edit in sorted(edits, key=lambda e: (e.line, e.column), reverse=True):
-        candidate = _apply(text, [edit])
-        if _other_results(parse_document(candidate), others) == baseline:
+        candidate = apply_edits(text, [edit])
+        if other_results(parse_document(candidate), others) == baseline:
             text = candidate
             kept.append(edit)
         else:

@@ -25,10 +25,12 @@ from typing import Any
 from evalgate.checks.acronym_expansion import AcronymProblem
 from evalgate.config import Config, load_config
 from evalgate.document import DocumentError, normalise_text, read_document
-from evalgate.fix.acronyms import FixResult, fix_text
+from evalgate.fix.acronyms import FixResult, Left, fix_text
+from evalgate.fix.em_dashes import NAME as DASH
+from evalgate.fix.em_dashes import DashLeft, fix_em_dashes
 from evalgate.results import EXIT_PASS, EXIT_USAGE
 from evalgate.rubric import Rubric, load_rubric
-from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
+from evalgate.rubrics.params import AcronymExpansionParams, CheckParams, EmDashesParams
 
 EXIT_PENDING = 1
 
@@ -48,16 +50,32 @@ class FileFix:
     result: FixResult
 
 
+@dataclass(frozen=True)
+class DashPlan:
+    """The em-dash fixes a rubric asks for (its `em_dashes` dimension's params) and the dimensions
+    they must not move."""
+
+    params: EmDashesParams | None
+    others: list[tuple[str, CheckParams | None]]
+
+
 def fix_bytes(
-    raw: bytes, params: AcronymExpansionParams | None, others: list[tuple[str, CheckParams | None]]
+    raw: bytes,
+    params: AcronymExpansionParams | None,
+    others: list[tuple[str, CheckParams | None]],
+    dashes: DashPlan | None = None,
 ) -> tuple[bytes, FixResult]:
     """The fixed bytes of a UTF-8 file. The text is fixed in its LF form (what the checks read), then
-    each line gets back its own ending: lines keep their number, so line i's ending is line i's."""
+    each line gets back its own ending: lines keep their number, so line i's ending is line i's. The
+    acronyms are fixed first, then (with `dashes`) the em-dashes."""
     text = raw.decode("utf-8")
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     body = text[len(bom) :]
     raw_lines = body.split("\n")
     result = fix_text(normalise_text(body), params, others)
+    if dashes is not None:
+        dashed = fix_em_dashes(result.text, dashes.params, dashes.others)
+        result = FixResult(dashed.text, result.fixed + dashed.fixed, result.left + dashed.left)
     if not result.fixed:
         return raw, result
     fixed_lines = result.text.split("\n")
@@ -73,9 +91,15 @@ def fix_bytes(
     return (bom + "\n".join(out)).encode("utf-8"), result
 
 
-def _lone_cr(result: FixResult) -> list[tuple[AcronymProblem, str]]:
+def _lone_cr(result: FixResult) -> list[tuple[Left, str]]:
     why = "the file has a lone carriage return on a line to fix: fix it by hand"
-    return [(AcronymProblem(e.acronym, "unexpanded", e.line, ""), why) for e in result.fixed]
+    left: list[Left] = [
+        DashLeft(e.line, e.column)
+        if e.acronym == DASH
+        else AcronymProblem(e.acronym, "unexpanded", e.line, "")
+        for e in result.fixed
+    ]
+    return [(problem, why) for problem in left]
 
 
 def replace_atomically(path: Path, data: bytes) -> None:
@@ -118,6 +142,18 @@ def fix_plan(
     params = next((p for dim, _, p in checks if dim == "acronym_expansion"), None)
     others = [(dim, p) for dim, _, p in checks if dim != "acronym_expansion"]
     return (params if isinstance(params, AcronymExpansionParams) else None), others
+
+
+def dash_plan(rubric: Rubric, config: Config) -> DashPlan | None:
+    """The em-dash fixes when the rubric has an `em_dashes` dimension (research-review), else None."""
+    from evalgate.run import structural_checks
+
+    checks = structural_checks(rubric, config)
+    if not any(dim == "em_dashes" for dim, _, _ in checks):
+        return None
+    params = next(p for dim, _, p in checks if dim == "em_dashes")
+    others = [(dim, p) for dim, _, p in checks if dim != "em_dashes"]
+    return DashPlan(params if isinstance(params, EmDashesParams) else None, others)
 
 
 def _account(fix: FileFix) -> list[str]:
@@ -163,6 +199,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     config = load_config(args.config, required=args.config is not None)
     rubric = load_rubric(args.rubric or config.rubric)
     params, others = fix_plan(rubric, config)
+    dashes = dash_plan(rubric, config)
     base = Path.cwd()
     targets, problems = discover(list(args.paths or [config.paths]), repository_root(base), base=base)
     failed = bool(problems)
@@ -180,7 +217,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
             print(f"evalgate: {exc}", file=sys.stderr)
             failed = True
             continue
-        new, result = fix_bytes(raw, params, others)
+        new, result = fix_bytes(raw, params, others, dashes)
         fix = FileFix(target.display, target.path, raw, new, result)
         pending = pending or new != raw
         if args.diff:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalgate.fix.command import fix_bytes
+from evalgate.fix.command import DashPlan, fix_bytes
 from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 
@@ -36,11 +36,15 @@ class LineFix:
 
 
 def line_fixes(
-    raw: bytes, params: AcronymExpansionParams | None, others: list[tuple[str, CheckParams | None]]
+    raw: bytes,
+    params: AcronymExpansionParams | None,
+    others: list[tuple[str, CheckParams | None]],
+    dashes: DashPlan | None = None,
 ) -> list[LineFix]:
     """Every line `evalgate fix` would change in a UTF-8 file's bytes (`raw`), in line order; an empty
-    list when it would change nothing. Raises UnicodeDecodeError for bytes that are not UTF-8."""
-    fixed, result = fix_bytes(raw, params, others)
+    list when it would change nothing (`dashes`: the em-dash fixes too, as `fix` makes them with a
+    rubric that has `em_dashes`). Raises UnicodeDecodeError for bytes that are not UTF-8."""
+    fixed, result = fix_bytes(raw, params, others, dashes)
     if fixed == raw:
         return []
     rewrites: dict[int, list[Rewrite]] = {}

@@ -47,7 +47,13 @@ def why_not(raw: str, masked: str, start: int, end: int) -> str | None:
     compound = _compound(raw, start, end)
     if compound is not None:
         return f'part of the name "{compound}": an expansion would be glued into it'
-    if any(m.start(1) <= start and end <= m.end(1) for m in _LINK_TEXT.finditer(raw)):
+    return cited(raw, masked, start, end)
+
+
+def cited(raw: str, masked: str, start: int, end: int) -> str | None:
+    """Why columns [start, end) of a line are inside a link's text, a quotation or an italic title
+    (a name or title written as its source writes it), or None."""
+    if "[" in raw and any(m.start(1) <= start and end <= m.end(1) for m in _LINK_TEXT.finditer(raw)):
         return "inside a link's text (a cited title or a name)"
     return _quoted(masked, start, end)
 

@@ -53,7 +53,7 @@ from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import JudgeSpecError
 from evalgate.judging.backends.process import JudgeSandbox, unprivileged_user
-from evalgate.report.render import render
+from evalgate.report.render import log_text, render
 from evalgate.results import EXIT_USAGE, GateOnMode, NotEvaluated, Report, exit_code
 from evalgate.rubric import RubricError
 from evalgate.validity.history import record_run
@@ -229,17 +229,22 @@ def evaluate(
     targets = targets_from_event(event_name, payload, workspace, paths=config.paths, files=inputs.files)
     scratch = env.get("RUNNER_TEMP") if env.get("RUNNER_TEMP") and Path(env["RUNNER_TEMP"]).is_dir() else None
     baseline, gate_on = for_event(event_name, targets, workspace, config, inputs.gate_on, scratch)
+    # files a dispatch names are named on their own (`select:` does not filter them); git's are not
+    named = None if event_name == "workflow_dispatch" else ()
     with baseline or contextlib.nullcontext():
-        report = run(config, list(targets.paths), base=workspace, sandbox=sandbox, baseline=baseline)
+        report = run(
+            config, list(targets.paths), base=workspace, sandbox=sandbox, baseline=baseline, named=named
+        )
     rejected = tuple(
         error_result(reportable(path), f"refused: {path!r} {reason}") for path, reason in targets.rejected
     )
+    changed = tuple(NotEvaluated(reportable(path), reason) for path, reason in targets.not_evaluated)
     report = replace(
         report,
         results=rejected + report.results,
         notes=targets.notes + report.notes,
         gate_on=gate_on,
-        not_evaluated=tuple(NotEvaluated(reportable(path), reason) for path, reason in targets.not_evaluated),
+        not_evaluated=changed + report.not_evaluated,
     )
     return report, targets.pr_number, targets.report_sha
 
@@ -251,7 +256,8 @@ def warn_not_evaluated(report: Report, out: TextIO) -> None:
         count = len(report.not_evaluated)
         message = (
             f"evalgate: {count} changed file(s) under the root of `paths` were not evaluated "
-            "(deleted, or not matched by the paths glob); the job summary names each with the reason"
+            "(deleted, not matched by the paths glob, or not chosen by the configuration's select:); "
+            "the job summary names each with the reason"
         )
         out.write(workflow_command("warning", message, {"title": "evalgate: not evaluated"}) + "\n")
 
@@ -282,11 +288,12 @@ def write_results(report: Report, workspace: Path, env: Mapping[str, str]) -> st
     return None
 
 
-def log_report(report: Report, out: TextIO) -> None:
-    """The text report in the log, with workflow commands switched off around it: findings quote
-    document text, and a line like `::error::` or `::add-mask::` in a document must stay text."""
+def log_report(report: Report, out: TextIO, rubric: str | None = None) -> None:
+    """The text report in the log (and, for a rubric that groups its dimensions, the review report:
+    report.render.log_text), with workflow commands switched off around it: findings quote document
+    text, and a line like `::error::` or `::add-mask::` in a document must stay text."""
     resume = uuid.uuid4().hex
-    out.write(f"::stop-commands::{resume}\n{render(report, 'text')}::{resume}::\n")
+    out.write(f"::stop-commands::{resume}\n{log_text(report, rubric)}::{resume}::\n")
     out.flush()
 
 
@@ -370,7 +377,7 @@ def main(
     warn_not_evaluated(report, out)
 
     results_file = write_results(report, workspace, env)
-    log_report(report, out)
+    log_report(report, out, config.rubric)
     overrides: dict[str, object] = {
         "token": inputs.github_token,
         "check_name": inputs.check_name,

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evalgate.config import Config
-from evalgate.fix.command import fix_plan
+from evalgate.fix.command import DashPlan, dash_plan, fix_plan
 from evalgate.fix.lines import LineFix, Rewrite, line_fixes
 from evalgate.github.changes import ChangeDetectionError, changed_files, diff_starts, git_bytes
 from evalgate.github.workflow import workflow_command
@@ -98,6 +98,7 @@ def plan_suggestions(
     wanted = sorted(path for path in lines if path in set(evaluated))
     rubric = load_rubric(config.rubric)
     params, others = fix_plan(rubric, config)
+    dashes = dash_plan(rubric, config)
     notes: list[str] = []
     read: list[tuple[str, bytes]] = []
     for path in wanted:
@@ -108,7 +109,7 @@ def plan_suggestions(
             read.append((path, raw))
     suggestions: list[Suggestion] = []
     for (path, _), (fixes, failed) in zip(
-        read, _fixed(read, _FixLines(params, others), config.document_timeout), strict=True
+        read, _fixed(read, _FixLines(params, others, dashes), config.document_timeout), strict=True
     ):
         if failed is not None:
             notes.append(f"{path}: no suggestions: {failed}")
@@ -177,10 +178,11 @@ class _FixLines:
 
     params: AcronymExpansionParams | None
     others: list[tuple[str, CheckParams | None]]
+    dashes: DashPlan | None = None  # the em-dash fixes, with a rubric that has `em_dashes`
 
     def __call__(self, item: tuple[str, bytes]) -> _Fixed:
         try:
-            return line_fixes(item[1], self.params, self.others), None
+            return line_fixes(item[1], self.params, self.others, self.dashes), None
         except UnicodeDecodeError as exc:
             return [], f"not UTF-8 (invalid byte at offset {exc.start})"
         except Exception as exc:  # a fix bug costs this file's suggestions, never the run

@@ -36,7 +36,8 @@ PACKS = {
                                               1: 'The materials are largely ignored.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='accuracy',
                                      kind='judge',
                                      title='Accuracy',
@@ -54,7 +55,8 @@ PACKS = {
                                                  'invented.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='synthesis',
                                      kind='judge',
                                      title='Synthesis',
@@ -72,7 +74,8 @@ PACKS = {
                                               1: 'No synthesis; the materials are restated or ignored.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='judgment',
                                      kind='judge',
                                      title='Judgment',
@@ -89,7 +92,8 @@ PACKS = {
                                               1: 'A harmful or reckless recommendation.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='actionability',
                                      kind='judge',
                                      title='Actionability',
@@ -104,7 +108,8 @@ PACKS = {
                                               1: 'Nothing the person could act on.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='structure',
                                      kind='judge',
                                      title='Structure',
@@ -119,7 +124,8 @@ PACKS = {
                                               1: 'No discernible organisation.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None)),
+                                     params=None,
+                                     group=None)),
                policy=Policy(fail_on_score=None,
                              min_each=None,
                              min_mean=3.5,
@@ -430,7 +436,8 @@ PACKS = {
                                                                                 'Title](https://url)',
                                                                                 '[Organisation '
                                                                                 'Title](https://url) — '
-                                                                                'brief description'))),
+                                                                                'brief description')),
+                                     group=None),
                            Dimension(id='evidence_map_coverage',
                                      kind='deterministic',
                                      title='Every Key Finding appears in the Evidence Map',
@@ -454,7 +461,8 @@ PACKS = {
                                      examples=(),
                                      mechanical=None,
                                      params=EvidenceMapCoverageParams(match_threshold=0.34,
-                                                                      order_threshold=0.15)),
+                                                                      order_threshold=0.15),
+                                     group=None),
                            Dimension(id='key_finding_word_count',
                                      kind='deterministic',
                                      title='Six to twelve complete Key Findings of at least 20 words',
@@ -474,7 +482,8 @@ PACKS = {
                                      mechanical=None,
                                      params=KeyFindingWordCountParams(min_words=20,
                                                                       min_findings=6,
-                                                                      max_findings=12)),
+                                                                      max_findings=12),
+                                     group=None),
                            Dimension(id='source_consultation',
                                      kind='deterministic',
                                      title='Sources consulted, and every cited URL listed in Sources',
@@ -655,7 +664,8 @@ PACKS = {
                                                                                    'resolves to an '
                                                                                    'unrelated',
                                                                                    'resolved to an '
-                                                                                   'unrelated'))),
+                                                                                   'unrelated')),
+                                     group=None),
                            Dimension(id='acronym_expansion',
                                      kind='deterministic',
                                      title='Acronyms expanded at first use',
@@ -731,7 +741,8 @@ PACKS = {
                                                                    fix_leaves_lines_with=('acronym',
                                                                                           'abbreviat',
                                                                                           'initialism',
-                                                                                          'expan'))),
+                                                                                          'expan')),
+                                     group=None),
                            Dimension(id='executive_summary_first_sentence',
                                      kind='judge',
                                      title='Executive Summary opens with a falsifiable answer',
@@ -756,7 +767,8 @@ PACKS = {
                                                  'answer at all.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='claim_source_accuracy',
                                      kind='judge',
                                      title='Claims are supported by the sources bound to them',
@@ -776,7 +788,8 @@ PACKS = {
                                                  'own sources.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='epistemic_labeling',
                                      kind='judge',
                                      title='[fact] / [inference] / [assumption] used correctly',
@@ -796,7 +809,8 @@ PACKS = {
                                               1: 'No meaningful epistemic labelling.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='key_finding_specificity',
                                      kind='judge',
                                      title='Key Findings are specific, not generic',
@@ -814,7 +828,8 @@ PACKS = {
                                               1: 'Findings are labels or restatements without claims.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None)),
+                                     params=None,
+                                     group=None)),
                policy=Policy(fail_on_score=1,
                              min_each=3,
                              min_mean=4.0,
@@ -835,6 +850,541 @@ PACKS = {
                                             'is meant to be a specific, evidence-backed claim with an '
                                             'epistemic label ([fact], [inference] or [assumption]), a '
                                             'confidence level and URL-backed sources.'),
+               inputs=None,
+               calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
+    ),
+    'research-review': (
+        '09adf854646ef6e7e7d087b4d67cd7ae10807b0dd55c24c4f31b970e2ffc0666',
+        Rubric(id='research-review',
+               title='Research item review',
+               description="A research item reviewed as the research protocol's review prompt reviews it: "
+                           'citation discipline, speculation control, AI-slop removal and peer review. '
+                           'Each criterion is met (1) or violated (0); the item passes only when every '
+                           'criterion is met.',
+               scale=Scale(min=0, max=1),
+               dimensions=(Dimension(id='acronym_expansion',
+                                     kind='deterministic',
+                                     title='Acronyms expanded at first use',
+                                     description='Every acronym or initialism is expanded as `Full Name '
+                                                 '(ABBR)` at its first use in the whole document (the '
+                                                 "research-loop rubric's check, with its rules and table: "
+                                                 'docs/checks.md); on this rubric any finding is a '
+                                                 'violation.',
+                                     hard_fail=False,
+                                     anchors={1: 'Every acronym is expanded as Full Name (ABBR) at its '
+                                                 'first use.',
+                                              0: 'An acronym is used before (or without) its expansion, or '
+                                                 'its expansion is reversed.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=None,
+                                     group='citation-discipline'),
+                           Dimension(id='claims_labelled_and_sourced',
+                                     kind='judge',
+                                     title='Factual claims are labelled and sourced',
+                                     description='Every factual claim in Research Skill Output and '
+                                                 'Findings carries a [fact], [inference] or [assumption] '
+                                                 'label and a source that a reader can check, and vague '
+                                                 'quantifiers ("many", "most", "significant") are sourced '
+                                                 'or made specific. In Context only hard factual claims '
+                                                 '(statistics, dates, named studies) need a source.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text="In Findings: 'Adoption doubled in 2025. "
+                                                            '[fact; source: '
+                                                            "https://example.org/survey-2025]'",
+                                                       meets=True,
+                                                       why='The claim is labelled and bound to a checkable '
+                                                           'source.'),
+                                               Example(text="In Findings: 'Most enterprises have abandoned "
+                                                            "on-premise model hosting.'",
+                                                       meets=False,
+                                                       why='A vague quantifier and a factual claim with '
+                                                           'neither label nor source.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='citation-discipline'),
+                           Dimension(id='citations_support_claims',
+                                     kind='judge',
+                                     title='Citations support what is asserted',
+                                     description='Each source cited for a claim directly supports what the '
+                                                 'claim asserts, as far as the item shows (a quoted or '
+                                                 'described finding of the source); a claim does not cite '
+                                                 'a source about something else, or one that shows less '
+                                                 'than the claim says.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text="'The benchmark's pass rate rose from 41% to "
+                                                            "58% [fact; source: the benchmark's results "
+                                                            "page]', and §2 quotes both figures from that "
+                                                            'page.',
+                                                       meets=True,
+                                                       why='The cited page is the one that reports both '
+                                                           'figures.'),
+                                               Example(text="'Regulators now require model cards [fact; "
+                                                            "source: a vendor blog post on model cards]'",
+                                                       meets=False,
+                                                       why="A vendor's post cannot show what regulators "
+                                                           'require.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='citation-discipline'),
+                           Dimension(id='domain_terms_defined',
+                                     kind='judge',
+                                     title='Domain terms are defined at first use',
+                                     description='A specialist term that carries the argument (a named '
+                                                 'method, algorithm, framework or coined label) is defined '
+                                                 'in plain language or linked to an authoritative '
+                                                 'definition at its first use; a coined label with no '
+                                                 'authoritative definition is marked `Definition needed:`.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text="'Best Matching 25 (BM25), the ranking "
+                                                            'function defined by Robertson and Zaragoza '
+                                                            "(https://doi.org/10.1561/1500000019), ...'",
+                                                       meets=True,
+                                                       why='The named method is bound to its defining '
+                                                           'source at first use.'),
+                                               Example(text="'The critic stack then raises verification "
+                                                            "intensity ...' with neither term explained "
+                                                            'anywhere.',
+                                                       meets=False,
+                                                       why='Two coined terms carry the claim and are never '
+                                                           'defined.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='citation-discipline'),
+                           Dimension(id='overconfident_language',
+                                     kind='deterministic',
+                                     title='No overconfident words without evidence',
+                                     description='"clearly", "obviously", "undeniably" (and their kin) '
+                                                 'vouch for a claim only where the claim cites its '
+                                                 'evidence: opening a sentence, after a form of be, an '
+                                                 'auxiliary or a modal, or before a verb that says what '
+                                                 'evidence shows. Not in questions, quotations, block '
+                                                 'quotes, after a hedge ("not clearly") or before a word '
+                                                 'of manner ("clearly labelled"). Read in Context, '
+                                                 'Research Skill Output and Findings.',
+                                     hard_fail=False,
+                                     anchors={1: 'No overconfident word vouches for a claim without '
+                                                 'evidence.',
+                                              0: 'An overconfident word vouches for a claim that cites no '
+                                                 'evidence.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=OverconfidentLanguageParams(words=('clearly',
+                                                                               'obviously',
+                                                                               'undeniably',
+                                                                               'undoubtedly',
+                                                                               'unquestionably',
+                                                                               'indisputably'),
+                                                                        sections=('Context',
+                                                                                  'Research Skill Output',
+                                                                                  'Findings'),
+                                                                        manner=('articulate*',
+                                                                                'attributable',
+                                                                                'attributed',
+                                                                                'bounded',
+                                                                                'communicate*',
+                                                                                'definable',
+                                                                                'define*',
+                                                                                'delimited',
+                                                                                'delineate*',
+                                                                                'demarcate*',
+                                                                                'describe*',
+                                                                                'distinguish*',
+                                                                                'document*',
+                                                                                'evidenced',
+                                                                                'explain*',
+                                                                                'expressed',
+                                                                                'flag*',
+                                                                                'formatted',
+                                                                                'identif*',
+                                                                                'implied',
+                                                                                'label*',
+                                                                                'legible',
+                                                                                'mark*',
+                                                                                'named',
+                                                                                'organised',
+                                                                                'organized',
+                                                                                'presented',
+                                                                                'readable',
+                                                                                'referenced',
+                                                                                'scoped',
+                                                                                'separa*',
+                                                                                'set',
+                                                                                'signpost*',
+                                                                                'sourced',
+                                                                                'specif*',
+                                                                                'state*',
+                                                                                'structured',
+                                                                                'titled',
+                                                                                'understandabl*',
+                                                                                'visible',
+                                                                                'worded',
+                                                                                'written'),
+                                                                        hedges=('almost',
+                                                                                'as',
+                                                                                'equally',
+                                                                                'fairly',
+                                                                                'how',
+                                                                                'least',
+                                                                                'less',
+                                                                                'more',
+                                                                                'most',
+                                                                                'never',
+                                                                                'no',
+                                                                                'not',
+                                                                                "*n't",
+                                                                                'quite',
+                                                                                'rather',
+                                                                                'reasonably',
+                                                                                'so',
+                                                                                'sufficiently',
+                                                                                'too',
+                                                                                'very'),
+                                                                        verbs=('beat*',
+                                                                               'confirm*',
+                                                                               'demonstrat*',
+                                                                               'dominat*',
+                                                                               'establish*',
+                                                                               'exceed*',
+                                                                               'favor*',
+                                                                               'favour*',
+                                                                               'illustrat*',
+                                                                               'lead*',
+                                                                               'outperform*',
+                                                                               'point*',
+                                                                               'prove*',
+                                                                               'reveal*',
+                                                                               'show*',
+                                                                               'superior',
+                                                                               'support*',
+                                                                               'surpass*',
+                                                                               'suggest*',
+                                                                               'win*')),
+                                     group='speculation-control'),
+                           Dimension(id='opinion_labels',
+                                     kind='deterministic',
+                                     title='Opinions are labelled',
+                                     description="A sentence that states the writer's opinion in words "
+                                                 '("I think", "in my view", "arguably") carries `Opinion:` '
+                                                 '(or `Speculation:`, `Hypothesis:`), or the [inference] '
+                                                 'or [assumption] label, in the sentence or on the '
+                                                 'paragraph it opens. Read in Research Skill Output and '
+                                                 'Findings; Context may hold unlabelled framing.',
+                                     hard_fail=False,
+                                     anchors={1: 'Every sentence that states an opinion is labelled.',
+                                              0: 'A sentence states an opinion with no label.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=OpinionLabelsParams(markers=('I think',
+                                                                         'I believe',
+                                                                         'I feel',
+                                                                         'I suspect',
+                                                                         'I argue',
+                                                                         'I would argue',
+                                                                         "I'd argue",
+                                                                         'in my view',
+                                                                         'in my opinion',
+                                                                         'in our view',
+                                                                         'in our opinion',
+                                                                         'my view is',
+                                                                         'arguably'),
+                                                                labels=('Opinion:',
+                                                                        'Speculation:',
+                                                                        'Hypothesis:',
+                                                                        '[inference]',
+                                                                        '[assumption]'),
+                                                                sections=('Research Skill Output',
+                                                                          'Findings')),
+                                     group='speculation-control'),
+                           Dimension(id='speculation_labelled',
+                                     kind='judge',
+                                     title='Speculation is labelled and gaps are not filled by invention',
+                                     description='Speculative statements are prefixed `Speculation:` or '
+                                                 '`Hypothesis:` or labelled [inference] or [assumption]; '
+                                                 'subjective judgments are labelled `Opinion:`; where '
+                                                 'evidence runs out, the item says so rather than filling '
+                                                 'the gap with invented or assumed detail presented as '
+                                                 'fact.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text="'[inference] The same failure mode is likely "
+                                                            "in smaller teams, since ... [source: ...]'",
+                                                       meets=True,
+                                                       why='The extrapolation is labelled as an inference.'),
+                                               Example(text="'The vendor will ship the feature in Q3, "
+                                                            "which will end the lock-in.' with no source "
+                                                            'or label.',
+                                                       meets=False,
+                                                       why='A forecast presented as fact.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='speculation-control'),
+                           Dimension(id='em_dashes',
+                                     kind='deterministic',
+                                     title='No em-dashes anywhere',
+                                     description='The prompt prohibits em-dashes (U+2014) throughout the '
+                                                 'entire document, with no exceptions: every one a reader '
+                                                 'sees is a violation (an HTML entity for one outside code '
+                                                 'too). `evalgate fix` replaces those whose sentence '
+                                                 'decides the replacement.',
+                                     hard_fail=False,
+                                     anchors={1: 'The document holds no em-dash.',
+                                              0: 'The document holds an em-dash.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=EmDashesParams(sections=()),
+                                     group='remove-ai-slop'),
+                           Dimension(id='formulaic_transitions',
+                                     kind='deterministic',
+                                     title='No formulaic transitions in Findings',
+                                     description='No sentence or clause of the Findings prose opens with a '
+                                                 'formulaic transition or meta-structure phrase '
+                                                 '("Furthermore", "Additionally", "It is important to '
+                                                 'note", "In conclusion", "It is worth noting", '
+                                                 '"Importantly"). Headers, code, quotations and block '
+                                                 'quotes are not read.',
+                                     hard_fail=False,
+                                     anchors={1: 'No formulaic transition opens a sentence in Findings.',
+                                              0: 'A formulaic transition opens a sentence in Findings.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=FormulaicTransitionsParams(phrases=('Furthermore',
+                                                                                'Additionally',
+                                                                                'It is important to note',
+                                                                                "It's important to note",
+                                                                                'In conclusion',
+                                                                                'It is worth noting',
+                                                                                "It's worth noting",
+                                                                                'Importantly',
+                                                                                'More importantly',
+                                                                                'Most importantly',
+                                                                                'It should be said'),
+                                                                       sections=('Findings',)),
+                                     group='remove-ai-slop'),
+                           Dimension(id='writing_patterns',
+                                     kind='judge',
+                                     title='No AI writing patterns in the Findings prose',
+                                     description='The Findings prose (Executive Summary, Key Findings, '
+                                                 'Analysis and the rest) has no formulaic AI patterns: '
+                                                 'symmetrical paragraphs, safety-prefacing language, '
+                                                 'over-explained causal links, unnecessary framing '
+                                                 'sentences, repeated sentence openings, uniform sentence '
+                                                 "length or dense hedging. The template's headers and "
+                                                 'required structure are not slop.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text='Analysis states each trade-off once, with its '
+                                                            'evidence, in sentences of varied length.',
+                                                       meets=True,
+                                                       why='Direct prose that earns its content.'),
+                                               Example(text="Five Analysis paragraphs each open 'This "
+                                                            "finding highlights the importance of ...' and "
+                                                            "close with 'Ultimately, organisations must "
+                                                            "carefully consider ...'.",
+                                                       meets=False,
+                                                       why='Repeated openings and framing sentences that '
+                                                           'say nothing.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='remove-ai-slop'),
+                           Dimension(id='high_confidence_sources',
+                                     kind='deterministic',
+                                     title='High confidence rests on two independent sources',
+                                     description='A Key Finding rated high confidence cites at least two '
+                                                 'independent sources (URLs, DOIs or arXiv identifiers of '
+                                                 "different organisations; two pages of one vendor's site "
+                                                 'are one). A claim that names two or more sources without '
+                                                 'addresses is not counted against.',
+                                     hard_fail=False,
+                                     anchors={1: 'Every high-confidence claim cites two or more '
+                                                 'independent sources.',
+                                              0: 'A high-confidence claim cites fewer than two independent '
+                                                 'sources.'},
+                                     examples=(),
+                                     mechanical=None,
+                                     params=HighConfidenceSourcesParams(min_sources=2,
+                                                                        evidence_map=False,
+                                                                        platforms={'aclanthology.org': 0,
+                                                                                   'academic.oup.com': 0,
+                                                                                   'arxiv.org': 0,
+                                                                                   'biorxiv.org': 0,
+                                                                                   'books.google.com': 0,
+                                                                                   'cambridge.org': 0,
+                                                                                   'dl.acm.org': 0,
+                                                                                   'doi.org': 0,
+                                                                                   'dx.doi.org': 0,
+                                                                                   'frontiersin.org': 0,
+                                                                                   'hbr.org': 0,
+                                                                                   'ieeexplore.ieee.org': 0,
+                                                                                   'journals.plos.org': 0,
+                                                                                   'journals.sagepub.com': 0,
+                                                                                   'jstor.org': 0,
+                                                                                   'link.springer.com': 0,
+                                                                                   'mdpi.com': 0,
+                                                                                   'medrxiv.org': 0,
+                                                                                   'nature.com': 0,
+                                                                                   'ncbi.nlm.nih.gov': 0,
+                                                                                   'news.ycombinator.com': 0,
+                                                                                   'onlinelibrary.wiley.com': 0,
+                                                                                   'openreview.net': 0,
+                                                                                   'osf.io': 0,
+                                                                                   'papers.nips.cc': 0,
+                                                                                   'papers.ssrn.com': 0,
+                                                                                   'pmc.ncbi.nlm.nih.gov': 0,
+                                                                                   'pnas.org': 0,
+                                                                                   'proceedings.mlr.press': 0,
+                                                                                   'proceedings.neurips.cc': 0,
+                                                                                   'pubmed.ncbi.nlm.nih.gov': 0,
+                                                                                   'researchgate.net': 0,
+                                                                                   'science.org': 0,
+                                                                                   'sciencedirect.com': 0,
+                                                                                   'scholar.google.com': 0,
+                                                                                   'semanticscholar.org': 0,
+                                                                                   'ssrn.com': 0,
+                                                                                   'tandfonline.com': 0,
+                                                                                   'vimeo.com': 0,
+                                                                                   'web.archive.org': 0,
+                                                                                   'youtu.be': 0,
+                                                                                   'youtube.com': 0,
+                                                                                   'bitbucket.org': 1,
+                                                                                   'codeberg.org': 1,
+                                                                                   'gist.github.com': 1,
+                                                                                   'github.com': 1,
+                                                                                   'gitlab.com': 1,
+                                                                                   'huggingface.co': 1,
+                                                                                   'medium.com': 1,
+                                                                                   'raw.githubusercontent.com': 1,
+                                                                                   'twitter.com': 1,
+                                                                                   'x.com': 1,
+                                                                                   'linkedin.com': 2,
+                                                                                   'npmjs.com': 2,
+                                                                                   'pypi.org': 2,
+                                                                                   'reddit.com': 2}),
+                                     group='peer-reviewer/logical-coherence-and-evidence-sufficiency'),
+                           Dimension(id='logical_coherence_and_evidence_sufficiency',
+                                     kind='judge',
+                                     title='Conclusions follow from the evidence',
+                                     description='Every conclusion of the Executive Summary has supporting '
+                                                 'evidence in Findings or the Evidence Map; no conclusion '
+                                                 'contradicts or overstates what its cited evidence shows; '
+                                                 'confidence levels fit the evidence (Medium needs at '
+                                                 'least one credible source and no significant leap; Low '
+                                                 'fits uncertain sources, real gaps or strong inferential '
+                                                 'leaps, and High or Medium under those conditions is a '
+                                                 'violation).',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text="The Executive Summary's 'caching cut latency "
+                                                            "by a third' matches Key Finding 2 and its "
+                                                            'Evidence Map row, which cite the measurement.',
+                                                       meets=True,
+                                                       why='The conclusion is supported where the item '
+                                                           'says.'),
+                                               Example(text='The Executive Summary says the approach '
+                                                            "'eliminates' drift while Risks concedes no "
+                                                            'source measures drift.',
+                                                       meets=False,
+                                                       why='The conclusion overstates, and contradicts, '
+                                                           "the item's own evidence.")),
+                                     mechanical=None,
+                                     params=None,
+                                     group='peer-reviewer/logical-coherence-and-evidence-sufficiency'),
+                           Dimension(id='alternative_explanations',
+                                     kind='judge',
+                                     title='Alternative explanations are acknowledged',
+                                     description='A central finding about a contested or multi-causal '
+                                                 'phenomenon acknowledges that alternative explanations '
+                                                 'exist, and competing hypotheses are not dismissed '
+                                                 'without reasoning or evidence. Not a violation: a '
+                                                 'definitional or taxonomic question, or one where only '
+                                                 'one explanation is supported by the evidence and the '
+                                                 'item says so.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text='Analysis weighs staffing, tooling and '
+                                                            'incentive explanations for the review backlog '
+                                                            'and says why the evidence favours incentives.',
+                                                       meets=True,
+                                                       why='Rivals are named and rejected with reasons.'),
+                                               Example(text="'Productivity fell because of remote work.' "
+                                                            'with no mention of the hiring freeze the item '
+                                                            'itself reports.',
+                                                       meets=False,
+                                                       why='A single cause for a multi-causal outcome, and '
+                                                           'a rival ignored.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='peer-reviewer/alternative-explanations'),
+                           Dimension(id='cross_item_integration',
+                                     kind='judge',
+                                     title='Related items are integrated where material',
+                                     description='The related completed items the document itself points '
+                                                 "to (its front matter's `cites:` and `related:`, its "
+                                                 'Sources) are engaged in the body where the connection is '
+                                                 'material to the conclusion, not only listed. Judged on '
+                                                 'the document alone: the judge cannot search the '
+                                                 'repository. Not a violation: no related items, or a '
+                                                 'peripheral connection.',
+                                     hard_fail=False,
+                                     anchors={},
+                                     examples=(Example(text='Front matter cites an earlier item on the '
+                                                            'same control, and §3 cites its finding with '
+                                                            "its URL and says how this item's result "
+                                                            'qualifies it.',
+                                                       meets=True,
+                                                       why='The related item is engaged where it matters.'),
+                                               Example(text='Front matter lists three related items; none '
+                                                            'is mentioned outside Sources, though one '
+                                                            'reached the opposite conclusion.',
+                                                       meets=False,
+                                                       why='A material rival result is listed and '
+                                                           'ignored.')),
+                                     mechanical=None,
+                                     params=None,
+                                     group='peer-reviewer/cross-item-integration')),
+               policy=Policy(fail_on_score=0,
+                             min_each=None,
+                             min_mean=None,
+                             hard_fail_below=1,
+                             bands=None,
+                             ensemble=Ensemble(aggregation='mean',
+                                               strict_pass_judges=None,
+                                               strict_pass_mean=None,
+                                               critical_fail_below=None,
+                                               fail_judges=None,
+                                               fail_below=None,
+                                               on_judge_error='fail',
+                                               quorum=1)),
+               judging=Judging(template='research-review.md.j2',
+                               reply='json',
+                               instructions='You are a research quality reviewer. Apply the checks below '
+                                            'to one completed research item, in audit-only mode: report '
+                                            'violations, do not rewrite the item. Read the whole item '
+                                            'first. Apply citation discipline and speculation control in '
+                                            'full to `## Research Skill Output` and `## Findings`; in `## '
+                                            'Context` flag only hard factual claims without sources '
+                                            '(specific statistics, dates, named studies) and overconfident '
+                                            'assertions presented as settled fact, and allow framing '
+                                            'prose, motivating rationale, unlabelled framing assumptions '
+                                            'and working hypotheses. An empty or "TBD" Research Skill '
+                                            'Output or Findings is a stub, not a violation. The labels '
+                                            "[inference] and [assumption] are the repository's accepted "
+                                            'convention and comply with speculation control. The '
+                                            "template's structure is not AI slop: its section headers (`## "
+                                            'Findings`, `### Key Findings`, `### Evidence Map`, the §0-§7 '
+                                            'Research Skill Output sections) are required. These rules are '
+                                            'checked mechanically, so do not report them: em-dashes; the '
+                                            'transitions "Furthermore", "Additionally", "It is important '
+                                            'to note", "In conclusion", "It is worth noting", '
+                                            '"Importantly"; the words "clearly", "obviously", '
+                                            '"undeniably"; first-person opinions ("I think", "in my '
+                                            'view"); acronyms not expanded at first use; High confidence '
+                                            'with fewer than two independent sources. Before you answer, '
+                                            'review your analysis once: keep only genuine problems, not '
+                                            'preferences.'),
                inputs=None,
                calibration=CalibrationFloors(exact=0.6, within_one=0.9, kappa=0.4, kappa_kind=None)),
     ),
@@ -863,7 +1413,8 @@ PACKS = {
                                                        why='Neither the amount nor the timing is '
                                                            'answered.')),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='cites_current_policy',
                                      kind='judge',
                                      title='Applies the current policy',
@@ -883,7 +1434,8 @@ PACKS = {
                                                        meets=False,
                                                        why='The reply applies the superseded policy.')),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='amount_matches_tools',
                                      kind='judge',
                                      title='Amounts match the tool results',
@@ -900,7 +1452,8 @@ PACKS = {
                                                        meets=False,
                                                        why='No tool result holds 21.99.')),
                                      mechanical='amount_matches_tools_computed',
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='states_next_step',
                                      kind='judge',
                                      title='States the next step',
@@ -918,7 +1471,8 @@ PACKS = {
                                                        meets=False,
                                                        why='A courtesy, not a next step.')),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='no_unsupported_claims',
                                      kind='judge',
                                      title='No unsupported claims',
@@ -935,7 +1489,8 @@ PACKS = {
                                                        meets=False,
                                                        why='Nothing supports next-day payment.')),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='tone_appropriate',
                                      kind='judge',
                                      title='Appropriate tone',
@@ -952,7 +1507,8 @@ PACKS = {
                                                        meets=False,
                                                        why='Blames the customer.')),
                                      mechanical=None,
-                                     params=None),
+                                     params=None,
+                                     group=None),
                            Dimension(id='amount_matches_tools_computed',
                                      kind='deterministic',
                                      title='Amounts match the tool results (computed)',
@@ -967,7 +1523,8 @@ PACKS = {
                                                  'result with that currency.'},
                                      examples=(),
                                      mechanical=None,
-                                     params=None)),
+                                     params=None,
+                                     group=None)),
                policy=Policy(fail_on_score=0,
                              min_each=None,
                              min_mean=None,

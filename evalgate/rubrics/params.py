@@ -8,6 +8,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, ClassVar, Union
 
+from evalgate.rubrics.review_words import (
+    EVIDENCE_VERBS,
+    HEDGES,
+    MANNER_WORDS,
+    OPINION_LABELS,
+    OPINION_MARKERS,
+    OVERCONFIDENT_WORDS,
+    PLATFORMS,
+    TRANSITIONS,
+)
 from evalgate.yamlsafe import STRICT, Checked, Constraint, Invalid, error_words, field_rule, validated
 
 
@@ -198,6 +208,100 @@ class AcronymExpansionParams(CheckParams):
         field_rule("fix_leaves_lines_with", _no_blank_entry, self.fix_leaves_lines_with)
 
 
+def _word_patterns(words: tuple[str, ...]) -> None:
+    for word in words:
+        if not word.split() or not word.strip("*"):
+            raise ValueError(f"{word!r}: an entry needs a word")
+        inner = word.strip()
+        starred = inner.startswith("*") + inner.endswith("*")
+        if inner.count("*") != starred or (inner.startswith("*") and " " in inner):
+            raise ValueError(f"{word!r}: `*` may only end an entry, or start a one-word entry")
+
+
+def _labels(labels: tuple[str, ...]) -> None:
+    for label in labels:
+        bracket = label.startswith("[") and label.endswith("]") and label[1:-1].strip().isalpha()
+        colon = label.endswith(":") and label[:-1].strip().replace(" ", "").isalpha()
+        if not (bracket or colon):
+            raise ValueError(f"{label!r}: a label is `[word]` or `Words:`")
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class EmDashesParams(CheckParams):
+    """em_dashes: where the review prompt's em-dash rule applies ("prohibited throughout the entire
+    document ... no exceptions")."""
+
+    sections: tuple[str, ...] = ()  # section titles (with their subsections); none: the whole file
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class FormulaicTransitionsParams(CheckParams):
+    """formulaic_transitions: the phrases that open a sentence or clause as a formula, and where."""
+
+    phrases: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = TRANSITIONS
+    sections: tuple[str, ...] = ("Findings",)
+
+    def __post_init__(self) -> None:
+        field_rule("phrases", _no_blank_entry, self.phrases)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class OverconfidentLanguageParams(CheckParams):
+    """overconfident_language: the words, where they are read, and the words around one that make it
+    describe manner (`manner`, after it), negate or compare it (`hedges`, before it), or claim what
+    evidence shows (`verbs`, after it). `*` ends an entry with any ending (`label*`), or starts a
+    one-word entry with any beginning (`*n't`)."""
+
+    words: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = OVERCONFIDENT_WORDS
+    sections: tuple[str, ...] = ("Context", "Research Skill Output", "Findings")
+    manner: Annotated[tuple[str, ...], Checked(_word_patterns)] = MANNER_WORDS
+    hedges: Annotated[tuple[str, ...], Checked(_word_patterns)] = HEDGES
+    verbs: Annotated[tuple[str, ...], Checked(_word_patterns)] = EVIDENCE_VERBS
+
+    def __post_init__(self) -> None:
+        field_rule("words", _no_blank_entry, self.words)
+        for name in ("manner", "hedges", "verbs"):
+            field_rule(name, _word_patterns, getattr(self, name))
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class OpinionLabelsParams(CheckParams):
+    """opinion_labels: the phrases that mark a sentence as the writer's opinion, the labels that make
+    it compliant (`Opinion:`-style prefixes, `[inference]`-style labels), and where."""
+
+    markers: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = OPINION_MARKERS
+    labels: Annotated[tuple[str, ...], Checked(_labels)] = OPINION_LABELS
+    sections: tuple[str, ...] = ("Research Skill Output", "Findings")
+
+    def __post_init__(self) -> None:
+        field_rule("markers", _no_blank_entry, self.markers)
+        field_rule("labels", _labels, self.labels)
+
+
+def _hosts(platforms: dict[str, int]) -> None:
+    for host in platforms:
+        if not host or host != host.strip().lower() or "/" in host or " " in host:
+            raise ValueError(f"{host!r}: a host name, lower case, without a scheme or a path")
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
+class HighConfidenceSourcesParams(CheckParams):
+    """high_confidence_sources: how many independent sources a claim rated High must cite, where
+    confidence is read, and which hosts publish many organisations' work (host -> the path segments
+    that name one source; 0: every page is its own)."""
+
+    min_sources: Annotated[int, Constraint(ge=1, le=10)] = 2
+    # the Evidence Map's rows as well as the Key Findings (the prompt reads Executive Summary, Key
+    # Findings and Analysis for this rule; a row restates its finding)
+    evidence_map: bool = False
+    platforms: Annotated[dict[str, Annotated[int, Constraint(ge=0, le=5)]], Checked(_hosts)] = field(
+        default_factory=lambda: dict(PLATFORMS)
+    )
+
+    def __post_init__(self) -> None:
+        field_rule("platforms", _hosts, self.platforms)
+
+
 # The checks that take parameters: dimension id -> its parameters' type.
 CHECK_PARAMS: dict[str, type[CheckParams]] = {
     "key_finding_word_count": KeyFindingWordCountParams,
@@ -205,6 +309,12 @@ CHECK_PARAMS: dict[str, type[CheckParams]] = {
     "evidence_map_coverage": EvidenceMapCoverageParams,
     "source_consultation": SourceConsultationParams,
     "acronym_expansion": AcronymExpansionParams,
+    "acronyms_expanded": AcronymExpansionParams,
+    "em_dashes": EmDashesParams,
+    "formulaic_transitions": FormulaicTransitionsParams,
+    "overconfident_language": OverconfidentLanguageParams,
+    "opinion_labels": OpinionLabelsParams,
+    "high_confidence_sources": HighConfidenceSourcesParams,
 }
 AnyParams = Union[  # noqa: UP007  (the JSON schema names each type)
     KeyFindingWordCountParams,
@@ -212,6 +322,11 @@ AnyParams = Union[  # noqa: UP007  (the JSON schema names each type)
     EvidenceMapCoverageParams,
     SourceConsultationParams,
     AcronymExpansionParams,
+    EmDashesParams,
+    FormulaicTransitionsParams,
+    OverconfidentLanguageParams,
+    OpinionLabelsParams,
+    HighConfidenceSourcesParams,
 ]
 
 

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from itertools import islice
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from evalgate.judging.budget import JudgingBudget
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
+    from evalgate.results import NotEvaluated
     from evalgate.run.workers import Workers
 
 __all__ = ["Baseline", "StructuralPass", "run", "structural_checks"]
@@ -139,6 +140,7 @@ def run(
     each: Each | None = None,
     sandbox: JudgeSandbox | None = None,
     baseline: Baseline | None = None,
+    named: Collection[str] | None = None,
 ) -> Report:
     """Evaluate every markdown file the inputs name and return the report. Never raises for a bad
     file: a file that cannot be evaluated gets an ERROR result with a clear message. `each` is
@@ -150,13 +152,20 @@ def run(
     run() must do so under `if __name__ == "__main__":`. `sandbox` says how judge processes start
     (the action's: an unprivileged user, a copy of the base commit's tree; None: as this process).
     With a `baseline` (`gate-on: new`), each document's version at the base commit is evaluated in
-    the same run and each verdict counts only what the change made worse (evalgate/gate/compare.py)."""
+    the same run and each verdict counts only what the change made worse (evalgate/gate/compare.py).
+    `named`: the files named on their own, which `select: front-matter:` does not filter (None: the
+    inputs that are files; the action passes none on a push or pull request, whose files git found)."""
     rubric = load_rubric(config.rubric)
     base_dir = (base or Path.cwd()).resolve()
     root = Path(config.root).resolve() if config.root else repository_root(base_dir)
     targets, problems = discover(list(inputs), root, base=base_dir)
     targets = [t for t in targets if in_shard(t.display, config.shard)]
     problems = [p for p in problems if in_shard(p.display, config.shard)]
+    unselected: Sequence[NotEvaluated] = ()
+    if config.select.front_matter:  # imported only by a run that selects
+        from evalgate.run.selection import select_targets
+
+        targets, unselected = select_targets(targets, config.select, inputs, base_dir, named)
 
     started = time.perf_counter()
     judges = _make_judges(config, sandbox)
@@ -167,6 +176,7 @@ def run(
         checks=structural_checks(rubric, config),
         keep_document=bool(judges),
         anchors=baseline is not None,
+        binary=(rubric.scale.min, rubric.scale.max) == (0, 1),
     )
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
@@ -198,6 +208,7 @@ def run(
             if progress is not None:
                 progress(done, len(targets))
     report = finishing.report(results, wall_ms=(time.perf_counter() - started) * 1000)
+    report = replace(report, not_evaluated=tuple(unselected))
     if baseline is not None:
         report = replace(report, gate_on=GateOn("new", baseline.why, baseline.sha))
     if len(judges) > 1:

@@ -43,6 +43,7 @@ class StructuralPass:
     checks: tuple[tuple[str, bool, CheckParams | None], ...]  # (dimension id, hard fail, params)
     keep_document: bool
     anchors: bool = False  # `gate-on: new`: findings carry the digest of their lines' text
+    binary: bool = False  # a 0-1 rubric: a check is met when it finds nothing (checks.run_check)
 
     def __call__(self, target: Target) -> Evaluated:
         started = time.perf_counter()
@@ -71,9 +72,10 @@ class StructuralPass:
         if document is None:
             return Evaluated(target, None, error, ())
         started = time.perf_counter()
-        anchors = self.anchors
+        anchors, binary = self.anchors, self.binary
         dims = tuple(
-            run_check(i, document, hard_fail=h, params=p, anchors=anchors) for i, h, p in self.checks
+            run_check(i, document, hard_fail=h, params=p, anchors=anchors, binary=binary)
+            for i, h, p in self.checks
         )
         warning = front_matter_warning(document)
         judged = kept if kept is not None else self.kept(document)

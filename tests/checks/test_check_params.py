@@ -103,10 +103,10 @@ def test_version_changes_with_params_and_not_without(tmp_path: Path) -> None:
     assert same.version == load_rubric("research-loop").version
     _dimension(data, "evidence_map_coverage")["params"]["match_threshold"] = 0.5
     assert parse_rubric(yaml.safe_dump(data), "copy.yml").version != same.version
-    # a rubric written before params existed keeps its version: absent params are not hashed
+    # a rubric written before params (and groups) existed keeps its version: absent ones are not hashed
     bare = load_rubric("knowledge-work")
     data = bare.as_data()
-    assert all(d.pop("params") is None for d in data["dimensions"])
+    assert all(d.pop("params") is None and d.pop("group") is None for d in data["dimensions"])
     del data["calibration"]  # the calibration floors are never hashed (tests/validity/test_calibrate.py)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     assert bare.version == hashlib.sha256(canonical.encode()).hexdigest()[:12]

@@ -326,3 +326,29 @@ def test_review_lines_are_those_every_merge_base_adds(tmp_path: Path) -> None:
     assert review_lines(repo.path, base, head, "Research/completed/**/*.md") == {name: ((5, 5),)}
     (union,) = changed_files(repo.path, base, head, "Research/completed/**/*.md", three_dot=True)
     assert set(union.added_lines) > {(5, 5)}  # each merge base's diff alone adds line 2 or line 10 too
+
+
+def test_with_research_review_the_em_dashes_fix_writes_are_suggested_too(tmp_path: Path) -> None:
+    """A suggestion is the edit `evalgate fix` writes: with a rubric that has `em_dashes`
+    (research-review), that includes the em-dashes whose sentence decides the replacement; a line
+    the pull request does not add gets none."""
+    from evalgate.config import Config
+    from evalgate.github.suggest import plan_suggestions
+
+    old = "Old prose — kept as it was.\n"
+    repo = GitRepo.init(tmp_path / "repo")
+    base = repo.commit("base", {ITEM: BASE_ITEM + old})
+    added = "The two concerns — state and metadata — stay apart.\n"
+    head = repo.commit("write", {ITEM: BASE_ITEM + old + added})
+    payload = {"pull_request": {"base": {"sha": base}, "head": {"sha": head, "repo": None}}}
+    config = Config(rubric="research-review")
+
+    plan = plan_suggestions(repo.path, config, "pull_request", payload, [ITEM])
+    assert plan is not None
+    line = (BASE_ITEM + old).count("\n") + 1
+    assert [(s.line, s.new) for s in plan.suggestions] == [
+        (line, "The two concerns (state and metadata) stay apart.")
+    ]
+    assert [
+        s.line for s in plan_suggestions(repo.path, Config(), "pull_request", payload, [ITEM]).suggestions
+    ] == []
