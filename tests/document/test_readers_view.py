@@ -102,6 +102,9 @@ def test_the_judge_sees_the_readers_view_and_is_told_what_was_removed() -> None:
     start, title = lines.index("<!--") + 1, lines.index("This page intentionally left <!-- x --> blank.") + 1
     assert f"lines {start}-{len(lines)} were inside an HTML comment and are not shown" in prompt
     assert f"part of line {title} was inside an HTML comment and is not shown" in prompt
+    # the notes are said once, after the sentence that names the fence lines (which stays whole)
+    assert prompt.count("Not shown, because") == 1
+    assert f"It lies between the line `BEGIN {rendered.fence}` and the line `END {rendered.fence}`;" in prompt
     # a document with nothing hidden is shown as it is, with no note
     plain = parse_document(research_item())
     assert shown(plain) == (plain.text, ())
