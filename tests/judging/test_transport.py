@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from evalgate.judging.backends import BackendError, JudgeSpecError, make_backend
+from evalgate.judging.backends import BackendError, JudgeSpecError
 from evalgate.judging.backends.openai_compat import OpenAIBackend
+from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.backends.transport import JsonTransport, TransportError, _closed_by_peer
 from tests.support import openai_server
 from tests.support.openai_server import ModelServer, ServerReply
