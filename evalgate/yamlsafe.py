@@ -429,6 +429,11 @@ def _marked(marker: Any, build: Builder, data: dict[str, Any], value: Any) -> An
 
 @functools.cache
 def _field_types(kind: type) -> dict[str, Any]:
-    """A dataclass's fields taken by its constructor, with their types (annotations resolved)."""
-    hints = typing.get_type_hints(kind, include_extras=True)
-    return {f.name: hints[f.name] for f in dataclasses.fields(kind) if f.init}
+    """A dataclass's fields taken by its constructor, with their types. A module whose annotations
+    are evaluated as its classes are made (no `from __future__ import annotations`: the rubric's)
+    spares this the resolving of each annotation's text, ~2 ms for a rubric's types."""
+    fields = [f for f in dataclasses.fields(kind) if f.init]
+    if any(isinstance(f.type, str) for f in fields):
+        hints = typing.get_type_hints(kind, include_extras=True)
+        return {f.name: hints[f.name] for f in fields}
+    return {f.name: f.type for f in fields}
