@@ -11,7 +11,6 @@ its validators would cost every run ~75 ms. A pack added to evalgate/rubrics/ ne
 tests/test_rubric_packs.py validates every pack with pydantic as well.
 """
 
-
 import dataclasses
 import hashlib
 import json

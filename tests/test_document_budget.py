@@ -51,6 +51,46 @@ def test_a_document_over_the_budget_is_an_error_naming_it_and_the_run_goes_on(tm
     assert "document-timeout: 1 s" in error
 
 
+def test_one_document_over_the_budget_is_an_error_naming_it_without_a_worker_process(tmp_path: Path) -> None:
+    # One file (a pre-commit hook) is read in the process itself, under an interval timer
+    # (evalgate.run.timer): the regex engine looks at signals as it matches, so the timer stops it.
+    _items(tmp_path / "items")
+    no_fork = "import os\ndef _no(*a, **k):\n    raise AssertionError('forked')\nos.fork = _no\n"
+    argv = [sys.executable, "-c", no_fork + BROKEN, "check", "items/b-hangs.md", "--format", "json"]
+    argv += ["--document-timeout", "1"]
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["verdict"] == "ERROR"
+    assert result["error"].startswith("items/b-hangs.md: not evaluated: took longer than 1 s")
+
+
+CRASHES = (
+    "import os, signal, sys\n"
+    "import evalgate.checks.section_presence as sp\n"
+    "real = sp.check\n"
+    "def check(document, *args, **kwargs):\n"
+    "    if document.path.endswith('b-hangs.md'):\n"
+    "        os.kill(os.getpid(), signal.SIGSEGV)\n"
+    "    return real(document, *args, **kwargs)\n"
+    "sp.check = check\n"
+    "from evalgate.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the worker is forked on Linux only")
+def test_a_worker_that_dies_costs_its_document_alone(tmp_path: Path) -> None:
+    _items(tmp_path / "items")
+    argv = [sys.executable, "-c", CRASHES, "check", "items", "--format", "json"]
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    results = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+    assert [results[p]["verdict"] for p in sorted(results)] == ["PASS", "ERROR", "PASS"]
+    error = results["items/b-hangs.md"]["error"]
+    assert error.startswith("items/b-hangs.md: not evaluated: its worker process died (exit code -11)")
+
+
 def test_the_same_document_is_evaluated_when_the_pattern_is_linear(tmp_path: Path) -> None:
     _items(tmp_path / "items")
     argv = [

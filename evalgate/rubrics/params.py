@@ -2,7 +2,6 @@
 check takes, its defaults (the research-loop rubric's shipped values) and its own rules. Part of the
 rubric's data, like the packs beside this module; `evalgate.rubric.Dimension` holds them."""
 
-
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, ClassVar, Union

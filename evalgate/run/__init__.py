@@ -27,13 +27,13 @@ from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from multiprocessing.context import BaseContext
 
     from evalgate.judging.backends import Backend
     from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
-    from evalgate.run.workers import Workers
+    from evalgate.run.timer import Timed
+    from evalgate.run.workers import Method, Workers
 
 Progress = Callable[[int, int], None]
 Each = Callable[[FileResult], object]
@@ -118,7 +118,9 @@ def _over_budget(budget: float) -> Callable[[Target, str], _Outcome]:
     return outcome
 
 
-def _in_order(workers: Workers[Target, _Outcome], targets: Sequence[Target]) -> Iterator[_Evaluated]:
+def _in_order(
+    workers: Workers[Target, _Outcome] | Timed[Target, _Outcome], targets: Sequence[Target]
+) -> Iterator[_Evaluated]:
     """The targets' structural pass in the workers, in their order (each yielded when it is back)."""
     for target, outcome in zip(targets, workers.map(targets), strict=True):
         yield _Evaluated(target, *outcome)
@@ -157,14 +159,22 @@ _BATCH = 64
 @contextmanager
 def _structural_workers(
     count: int, jobs: int, task: _StructuralPass, budget: float
-) -> Iterator[Workers | None]:
-    """Worker processes for the structural pass, each document under `budget` seconds. Forked where
-    that is safe (this process runs no other thread): one worker for a few files (a fork costs about a
-    millisecond), up to `jobs` for many. In a process with other threads, where only spawning is safe
-    (about 0.3 s a worker), workers only for a run of many files, as before the budget existed; fewer
-    files are read in this process, where the linear patterns alone bound the time."""
+) -> Iterator[Workers | Timed | None]:
+    """Worker processes for the structural pass, each document under `budget` seconds. One file is
+    read in this process under an interval timer where that can stop it (evalgate.run.timer; a forked
+    worker cost ~9 ms of a one-file check). Otherwise forked where that is safe (this process runs no
+    other thread): one worker for a few files, up to `jobs` for many. In a process with other threads,
+    where only spawning is safe (about 0.3 s a worker), workers only for a run of many files, as
+    before the budget existed; fewer files are read in this process, where the linear patterns alone
+    bound the time."""
     workers = min(jobs, os.cpu_count() or 1)
     many = workers > 1 and count >= _POOL_THRESHOLD
+    if count == 1:
+        from evalgate.run.timer import Timed, usable
+
+        if usable():
+            yield Timed(_InWorker(task), budget, _over_budget(budget))
+            return
     if count == 0 or not (many or (sys.platform == "linux" and _thread_count() == 1)):
         yield None
         return
@@ -174,7 +184,7 @@ def _structural_workers(
     first = [_start_method()] * size  # the first workers start by the method chosen now; one started
     # later (after a worker was killed, maybe with judge threads running) asks again
 
-    def method() -> BaseContext:
+    def method() -> Method:
         return first.pop() if first else _start_method()
 
     pool: Workers[Target, _Outcome] = Workers(size, _InWorker(task), budget, _over_budget(budget), method)
@@ -184,18 +194,14 @@ def _structural_workers(
         pool.close()
 
 
-def _start_method() -> BaseContext:
+def _start_method() -> Method:
     """`fork` when this process runs no other thread: a forked worker starts with evalgate already
     imported, where a spawned one spends about 0.3 s importing it again. With any other thread alive
     (judge pools, a progress bar, loopback servers in tests) `spawn`: forking a process while another
     thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
     before this run starts any thread of its own. Linux only: on macOS forking is unsafe once system
     frameworks are loaded, which is why Python spawns there by default."""
-    from multiprocessing import get_context
-
-    if sys.platform == "linux" and _thread_count() == 1:
-        return get_context("fork")
-    return get_context("spawn")
+    return "fork" if sys.platform == "linux" and _thread_count() == 1 else "spawn"
 
 
 def _thread_count() -> int:
