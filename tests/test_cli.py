@@ -262,10 +262,28 @@ NOT_FOR_ONE_FILE = (
     "evalgate.judging.setup",
     "evalgate.judging.judge",
     "evalgate.github.api",
-    # (multiprocessing and with it subprocess are imported: the document's worker process, forked so
-    # that the per-document time budget can stop it, evalgate.run.workers)
+    "multiprocessing",  # one file is timed in this process (evalgate.run.timer), more forked by os.fork
+    "subprocess",
+    "evalgate.run.workers",
     "evalgate.checks.amount_matches_tools",  # a check of another rubric: only the rubric's checks load
     "decimal",
+)
+# Nor does one file judged by an openai: judge load what it does not use: the HTTP stack is the
+# standard library's; other backends; the pool and the modules of other commands; statistics (with
+# fractions and decimal) for a mean; pydantic without a file to validate.
+NOT_FOR_A_JUDGED_FILE = (
+    *(m for m in NOT_FOR_ONE_FILE if not m.startswith("evalgate.judging.") and m != "jinja2"),
+    "charset_normalizer",
+    "idna",
+    "evalgate.judging.backends.copilot",
+    "evalgate.judging.backends.command",
+    "evalgate.judging.backends.replay",
+    "evalgate.judging.agreement",  # more than one judge only
+    "evalgate.validity",
+    "evalgate.fix",
+    "evalgate.github",
+    "statistics",
+    "fractions",
 )
 
 
@@ -316,12 +334,10 @@ def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_sta
         environ = {**os.environ, "OPENAI_BASE_URL": server.base_url}
         _, loaded = _loaded_after(script, workdir, environ)
         assert server.requests  # the judge was asked (and asked again: this reply lacks dimensions)
-    assert "evalgate.judging.backends.transport" in loaded
-    assert [m for m in ("requests", "urllib3", "charset_normalizer", "idna") if m in loaded] == []
-    # nor the modules of the backends it does not use (copilot:, command: start processes)
-    assert [
-        m for m in ("evalgate.judging.backends.copilot", "evalgate.judging.backends.command") if m in loaded
-    ] == []
+    assert {"evalgate.judging.backends.transport", "jinja2"} <= set(loaded)
+    assert [m for m in NOT_FOR_A_JUDGED_FILE if m in loaded] == []
+    report = json.loads((workdir / "out.json").read_text(encoding="utf-8"))
+    assert [j["backend"] for j in report["results"][0]["judges"]] == ["openai"]
 
 
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):

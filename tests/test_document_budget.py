@@ -38,13 +38,20 @@ def _items(folder: Path) -> None:
     (folder / "c-good.md").write_text(research_item())
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the worker is forked on Linux only")
-def test_a_document_over_the_budget_is_an_error_naming_it_and_the_run_goes_on(tmp_path: Path) -> None:
+def _checked(tmp_path: Path, script: str, *args: str) -> dict[str, dict]:
+    """`evalgate check ARGS --format json` on the items, run by `script` in a fresh interpreter (where
+    the run may fork): its results by path, once it has exited 1 without a traceback. A hang would be
+    this call's 120 s timeout."""
     _items(tmp_path / "items")
-    argv = [sys.executable, "-c", BROKEN, "check", "items", "--format", "json", "--document-timeout", "1"]
+    argv = [sys.executable, "-c", script, "check", *args, "--format", "json"]
     proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    results = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+    return {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the worker is forked on Linux only")
+def test_a_document_over_the_budget_is_an_error_naming_it_and_the_run_goes_on(tmp_path: Path) -> None:
+    results = _checked(tmp_path, BROKEN, "items", "--document-timeout", "1")
     assert [results[p]["verdict"] for p in sorted(results)] == ["PASS", "ERROR", "PASS"]
     error = results["items/b-hangs.md"]["error"]
     assert error.startswith("items/b-hangs.md: not evaluated: took longer than 1 s")
@@ -54,15 +61,12 @@ def test_a_document_over_the_budget_is_an_error_naming_it_and_the_run_goes_on(tm
 def test_one_document_over_the_budget_is_an_error_naming_it_without_a_worker_process(tmp_path: Path) -> None:
     # One file (a pre-commit hook) is read in the process itself, under an interval timer
     # (evalgate.run.timer): the regex engine looks at signals as it matches, so the timer stops it.
-    _items(tmp_path / "items")
     no_fork = "import os\ndef _no(*a, **k):\n    raise AssertionError('forked')\nos.fork = _no\n"
-    argv = [sys.executable, "-c", no_fork + BROKEN, "check", "items/b-hangs.md", "--format", "json"]
-    argv += ["--document-timeout", "1"]
-    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    (result,) = json.loads(proc.stdout)["results"]
-    assert result["verdict"] == "ERROR"
-    assert result["error"].startswith("items/b-hangs.md: not evaluated: took longer than 1 s")
+    results = _checked(tmp_path, no_fork + BROKEN, "items/b-hangs.md", "--document-timeout", "1")
+    assert results["items/b-hangs.md"]["verdict"] == "ERROR"
+    assert results["items/b-hangs.md"]["error"].startswith(
+        "items/b-hangs.md: not evaluated: took longer than 1 s"
+    )
 
 
 CRASHES = (
@@ -81,11 +85,7 @@ CRASHES = (
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the worker is forked on Linux only")
 def test_a_worker_that_dies_costs_its_document_alone(tmp_path: Path) -> None:
-    _items(tmp_path / "items")
-    argv = [sys.executable, "-c", CRASHES, "check", "items", "--format", "json"]
-    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    results = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+    results = _checked(tmp_path, CRASHES, "items")
     assert [results[p]["verdict"] for p in sorted(results)] == ["PASS", "ERROR", "PASS"]
     error = results["items/b-hangs.md"]["error"]
     assert error.startswith("items/b-hangs.md: not evaluated: its worker process died (exit code -11)")
