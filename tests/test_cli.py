@@ -321,23 +321,28 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
 
 def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_stack(workdir):
     """`requests` (with urllib3, charset_normalizer and idna) cost a judged run ~0.1 s before its
-    first call and as much again at exit; the judge backends speak HTTP with the standard library."""
+    first call and as much again at exit; the judge backends speak HTTP with the standard library.
+    The judge's replies are valid, so the run goes through every step of judging a file."""
     from tests.support.openai_server import ModelServer, ServerReply
+    from tests.test_judged_run import JUDGED, PASS_ITEM, table
 
-    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    (workdir / "item.md").write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     script = (
         "from evalgate.cli import main\n"
         "print(main(['check', 'item.md', '--judge', 'openai:m', '--no-cache', '--format', 'json', "
         "'--output', 'out.json']))\n"
     )
-    with ModelServer(lambda body: ServerReply(text="| x | 3 | - | - |\n\nOVERALL: PASS\n")) as server:
+    with ModelServer(lambda body: ServerReply(text=table(4, "-"))) as server:
         environ = {**os.environ, "OPENAI_BASE_URL": server.base_url}
         _, loaded = _loaded_after(script, workdir, environ)
-        assert server.requests  # the judge was asked (and asked again: this reply lacks dimensions)
+        assert len(server.requests) == 1
     assert {"evalgate.judging.backends.transport", "jinja2"} <= set(loaded)
     assert [m for m in NOT_FOR_A_JUDGED_FILE if m in loaded] == []
-    report = json.loads((workdir / "out.json").read_text(encoding="utf-8"))
-    assert [j["backend"] for j in report["results"][0]["judges"]] == ["openai"]
+    (result,) = json.loads((workdir / "out.json").read_text(encoding="utf-8"))["results"]
+    assert [j["backend"] for j in result["judges"]] == ["openai"]
+    assert {d["id"]: d["score"] for d in result["dimensions"] if d["kind"] == "judge"} == dict.fromkeys(
+        JUDGED, 4
+    )
 
 
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):
