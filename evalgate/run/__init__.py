@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from evalgate.gate import decide, error_result
 from evalgate.results import DimensionResult, FileResult, JudgeCall, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
 from evalgate.rubrics.params import AcronymExpansionParams, CheckParams
+from evalgate.run.timer import Timed, usable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
     from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
-    from evalgate.run.timer import Timed
     from evalgate.run.workers import Method, Workers
 
 Progress = Callable[[int, int], None]
@@ -158,23 +159,21 @@ _BATCH = 64
 
 @contextmanager
 def _structural_workers(
-    count: int, jobs: int, task: _StructuralPass, budget: float
+    count: int, jobs: int, task: _StructuralPass, budget: float, *, judged: bool
 ) -> Iterator[Workers | Timed | None]:
-    """Worker processes for the structural pass, each document under `budget` seconds. One file is
-    read in this process under an interval timer where that can stop it (evalgate.run.timer; a forked
-    worker cost ~9 ms of a one-file check). Otherwise forked where that is safe (this process runs no
-    other thread): one worker for a few files, up to `jobs` for many. In a process with other threads,
-    where only spawning is safe (about 0.3 s a worker), workers only for a run of many files, as
-    before the budget existed; fewer files are read in this process, where the linear patterns alone
-    bound the time."""
+    """Worker processes for the structural pass, each document under `budget` seconds. One file, and
+    a judged run of fewer files than a pool pays for, are read in this process under an interval
+    timer where that can stop them (evalgate.run.timer): a forked worker cost a one-file check ~9 ms,
+    and a judged run's first calls waited for it to read and check each document and send it back.
+    Otherwise forked where that is safe (this process runs no other thread): one worker for a few
+    files, up to `jobs` for many. In a process with other threads, where only spawning is safe (about
+    0.3 s a worker), workers only for a run of many files, as before the budget existed; fewer files
+    are read in this process, where the linear patterns alone bound the time."""
     workers = min(jobs, os.cpu_count() or 1)
     many = workers > 1 and count >= _POOL_THRESHOLD
-    if count == 1:
-        from evalgate.run.timer import Timed, usable
-
-        if usable():
-            yield Timed(_InWorker(task), budget, _over_budget(budget))
-            return
+    if (count == 1 or (judged and count and not many)) and usable():
+        yield Timed(_InWorker(task), budget, _over_budget(budget))
+        return
     if count == 0 or not (many or (sys.platform == "linux" and _thread_count() == 1)):
         yield None
         return
@@ -248,7 +247,9 @@ def run(
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
-    pool_of = _structural_workers(len(targets), config.jobs, task, config.document_timeout)
+    pool_of = _structural_workers(
+        len(targets), config.jobs, task, config.document_timeout, judged=bool(judges)
+    )
     with pool_of as pool, _judging(config, rubric, judges) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
@@ -259,10 +260,10 @@ def run(
             evaluated: Iterable[_Evaluated | tuple[_Evaluated, list[Future[JudgeOutcome]]]]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
+            elif judging is not None and (pool is None or isinstance(pool, Timed)):
+                evaluated = _submitted_first(task, judging, chunk, pool)
             elif pool is not None:
                 evaluated = _in_order(pool, chunk)
-            elif judging is not None:
-                evaluated = _submitted_first(task, judging, chunk)
             else:
                 evaluated = map(task, chunk)
             _extend(results, _run_batch(config, rubric, judging, evaluated, judged_run=bool(judges)), each)
@@ -340,20 +341,42 @@ def _run_batch(
 
 
 def _submitted_first(
-    task: _StructuralPass, judging: DocumentJudging, targets: Sequence[Target]
+    task: _StructuralPass,
+    judging: DocumentJudging,
+    targets: Sequence[Target],
+    timed: Timed[Target, _Outcome] | None,
 ) -> Iterator[tuple[_Evaluated, list[Future[JudgeOutcome]]]]:
     """In this process, with judges: every document of the batch is read and its calls submitted
     first, and the deterministic checks run after, while the calls are in flight. With `--jobs`
     calls in flight, the run ends about two call latencies after the last call of the first wave
     starts (each later call waits for one of them to end), and the checks of the documents read
-    before it (~3 ms each) no longer come before it."""
+    before it (~3 ms each) no longer come before it. `timed`: each document's reading and checks
+    together within the run's budget."""
     read = []
     for target in targets:
-        document, error = task.read(target)
+        started = time.monotonic()
+        document, error = _read_in_time(task, target, timed)
         kept = task.kept(document) if document is not None else None
-        read.append((target, document, error, kept, judging.submit(kept) if kept is not None else []))
-    for target, document, error, kept, calls in read:
-        yield task.checked(target, document, error, kept), calls
+        calls = judging.submit(kept) if kept is not None else []
+        read.append((target, document, error, kept, calls, time.monotonic() - started))
+    for target, document, error, kept, calls, spent in read:
+        if timed is None or document is None:
+            yield task.checked(target, document, error, kept), calls
+            continue
+        done, checked = timed.within(timed.budget - spent, task.checked, target, document, error, kept)
+        if done and checked is not None:
+            yield checked, calls
+        else:
+            yield _Evaluated(target, None, timed.timed_out(target)[1], ()), calls
+
+
+def _read_in_time(
+    task: _StructuralPass, target: Target, timed: Timed[Target, _Outcome] | None
+) -> tuple[Document | None, str | None]:
+    if timed is None:
+        return task.read(target)
+    done, read = timed.within(timed.budget, task.read, target)
+    return read if done and read is not None else (None, timed.timed_out(target)[1])
 
 
 def _decide_all(

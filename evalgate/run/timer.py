@@ -21,10 +21,11 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
+V = TypeVar("V")
 
 
 class OverBudget(BaseException):
@@ -46,9 +47,9 @@ class Timed(Generic[T, R]):
 
     def __init__(self, work: Callable[[T], R], budget: float, timed_out: Callable[[T, str], R]) -> None:
         self._work = work
-        self._budget = budget
+        self.budget = budget
         self._timed_out = timed_out
-        self._running = False  # the handler raises only while a document's work runs
+        self._running = False  # the handler raises only while timed work runs
 
     def _alarm(self, _signal: int, _frame: FrameType | None) -> None:
         if self._running:
@@ -57,24 +58,33 @@ class Timed(Generic[T, R]):
     def map(self, targets: Sequence[T]) -> Iterator[R]:
         """The targets' outcomes, in their order."""
         for target in targets:
-            yield self._one(target)
+            done, outcome = self.within(self.budget, self._work, target)
+            yield cast(R, outcome) if done else self.timed_out(target)
 
-    def _one(self, target: T) -> R:
+    def timed_out(self, target: T) -> R:
+        """What stands for a target whose time ran out."""
+        return self._timed_out(target, f"took longer than {self.budget:g} s")
+
+    def within(self, seconds: float, work: Callable[..., V], *args: Any) -> tuple[bool, V | None]:
+        """(True, `work(*args)`) when it returns within `seconds`, else (False, None), the work
+        stopped where it was."""
+        if seconds <= 0:  # (a timer of 0 is no timer)
+            return False, None
         previous = signal.signal(signal.SIGALRM, self._alarm)
         try:
             try:
                 self._running = True
-                signal.setitimer(signal.ITIMER_REAL, self._budget)
-                outcome = self._work(target)
+                signal.setitimer(signal.ITIMER_REAL, seconds)
+                value = work(*args)
                 self._running = False
             finally:
                 self._running = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except OverBudget:  # also when it lands in the `finally` above, before the timer is off
-            outcome = self._timed_out(target, f"took longer than {self._budget:g} s")
+            return False, None
         finally:
             signal.signal(signal.SIGALRM, previous)
-        return outcome
+        return True, value
 
     def close(self) -> None:
         """Nothing to stop (the same interface as Workers)."""
