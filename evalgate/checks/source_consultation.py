@@ -29,6 +29,8 @@ of the two parts' anchors (docs/checks.md).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -120,10 +122,11 @@ def _entries(document: Document, body: Body, notes: Phrases) -> list[_Entry]:
 def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
     """The first body line that names one of these (normalised) URLs and is no note on a failed
     access; 0 when the body names them only in such notes; None when it does not name them."""
-    lines = sorted(mention for url in urls for mention in body.mentions(url))
-    if not lines:
+    lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
+    first = next(lines, None)
+    if first is None:
         return None
-    return next((number for number, text in lines if not notes.search(text)), 0)
+    return next((number for number, text in itertools.chain((first,), lines) if not notes.search(text)), 0)
 
 
 def _is_template_example(source: SourceEntry) -> bool:
