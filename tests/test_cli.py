@@ -126,6 +126,23 @@ def test_output_file_and_unwritable_output(workdir, capsys):
     assert "cannot write a.md/out.json" in out.err
 
 
+@pytest.mark.parametrize("form", ["json", "text", "markdown"])
+def test_a_report_is_the_same_text_on_stdout_in_a_file_and_in_a_pipe(workdir, capsys, form):
+    # (the lines of a JSON report are kept encoded while the run goes on, and written as bytes)
+    (workdir / "café ✓.md").write_text(GOOD, encoding="utf-8")
+    assert main(["check", "--format", form, "--output", "out", "café ✓.md"]) == 1
+    assert main(["check", "--format", form, "café ✓.md"]) == 1
+    written = (workdir / "out").read_text(encoding="utf-8")
+    assert "café ✓" in written and capsys.readouterr().out == written
+    piped = subprocess.run(
+        [sys.executable, "-m", "evalgate", "check", "--format", form, "café ✓.md"],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "utf-16-le"},
+    )
+    assert piped.stdout.decode("utf-16-le") == written
+
+
 def test_console_script_never_prints_a_traceback(workdir):
     (workdir / "binary.md").write_bytes(b"\x00\x01\x02")
     proc = subprocess.run(
@@ -312,7 +329,7 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
     assert [m for m in NOT_FOR_ONE_FILE if m in loaded] == []
     report = json.loads((workdir / "out.json").read_text(encoding="utf-8"))
     assert [r["path"] for r in report["results"]] == ["item.md"]
-    # the checks did run (in the document's worker process, evalgate.run.workers)
+    # the checks did run (in this process, under the document's timer: evalgate.run.timer)
     assert {d["id"]: d["status"] for d in report["results"][0]["dimensions"]}["section_presence"] == "scored"
     # an option that needs validation still gets it
     (workdir / "out.json").unlink()
