@@ -85,15 +85,21 @@ def url_key(url: str) -> str:
     return key.rstrip("/")
 
 
-def identifier_keys(text: str) -> set[str]:
+def identifier_keys(text: str) -> frozenset[str]:
     """The DOIs (`doi:...`) and arXiv identifiers (`arxiv:...`) written in `text` (a URL or an
-    entry's text), lower-cased."""
+    entry's text), lower-cased. Remembered: an entry's text is read for them twice, and a URL recurs
+    across items."""
+    return _identifier_keys(text)
+
+
+@lru_cache(maxsize=16384)
+def _identifier_keys(text: str) -> frozenset[str]:
     keys: set[str] = set()
     if "10." in text:
         keys.update(_doi_key(m.group(0)) for m in _DOI.finditer(text))
     if "rxiv" in text.lower():
         keys.update("arxiv:" + m.group(1).lower() for m in _ARXIV.finditer(text))
-    return keys
+    return frozenset(keys)
 
 
 def _doi_key(doi: str) -> str:
@@ -122,7 +128,7 @@ def _lowered_identifiers(data: bytes) -> Iterator[tuple[str, int]]:
 
 def source_keys(url: str) -> set[str]:
     """Every key a cited URL is known by: its own, and the DOI or arXiv identifier it holds."""
-    return {url_key(url)} | identifier_keys(url)
+    return {url_key(url), *identifier_keys(url)}
 
 
 @dataclass(frozen=True)
