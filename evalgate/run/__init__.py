@@ -1,7 +1,8 @@
 """The pipeline in one readable function: targets -> documents -> checks -> judges -> gate -> Report.
 
-Takes a Config and the inputs (files, directories, globs); gives the Report. `workers`: the
-structural pass in worker processes, each document under the run's time budget (`document-timeout`).
+Takes a Config and the inputs (files, directories, globs); gives the Report. Each document's
+structural pass stays within the run's time budget (`document-timeout`): `workers` runs it in worker
+processes, `timer` in this process under an interval timer (one file, and a judged run of few).
 """
 
 from __future__ import annotations
