@@ -69,6 +69,33 @@ def test_one_document_over_the_budget_is_an_error_naming_it_without_a_worker_pro
     )
 
 
+# A command judge that gives every judged dimension of research-loop a 4 (its evidence quoting nothing).
+TABLE_JUDGE = (
+    "import sys\n"
+    "sys.stdin.read()\n"
+    "dims = ['executive_summary_first_sentence', 'claim_source_accuracy', 'epistemic_labeling',"
+    " 'key_finding_specificity']\n"
+    "print('| dimension | score | evidence | reasoning |\\n|---|---|---|---|')\n"
+    "print('\\n'.join(f'| {d} | 4 | - | fine |' for d in dims))\n"
+)
+
+
+def test_a_judged_run_of_few_files_keeps_the_budget_in_its_own_process(tmp_path: Path) -> None:
+    # A judged run of fewer files than a pool pays for reads them in the process, every document's
+    # calls submitted before the checks (evalgate.run._submitted_first), each document within the
+    # budget by the interval timer: no worker process.
+    (tmp_path / "judge.py").write_text(TABLE_JUDGE)
+    judge = f"command:{sys.executable} {tmp_path / 'judge.py'}"
+    no_fork = "import os\ndef _no(*a, **k):\n    raise AssertionError('forked')\nos.fork = _no\n"
+    results = _checked(tmp_path, no_fork + BROKEN, "items", "--judge", judge, "--document-timeout", "1")
+    assert [results[p]["verdict"] for p in sorted(results)] == ["PASS", "ERROR", "PASS"]
+    assert results["items/b-hangs.md"]["error"].startswith(
+        "items/b-hangs.md: not evaluated: took longer than 1 s"
+    )
+    judged = [d["score"] for d in results["items/a-good.md"]["dimensions"] if d["kind"] == "judge"]
+    assert judged == [4, 4, 4, 4]
+
+
 CRASHES = (
     "import os, signal, sys\n"
     "import evalgate.checks.section_presence as sp\n"
