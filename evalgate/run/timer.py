@@ -6,8 +6,9 @@ judged file): a forked worker process cost that run ~9 ms, two thirds of it copy
 worker wrote, which it shared with this process.
 
 The timer stops what a document can make run long: the interpreter runs a signal's handler between
-bytecodes, and the regular expression engine looks for signals as it matches (CPython's `re` every
-4,096 steps, since 3.11 at the latest), so a pattern that backtracks without end is stopped too. The
+bytecodes, and CPython's regular expression engine looks for signals as it matches (3.11, the
+oldest Python evalgate runs on, stops the pattern that hung an 88-byte row within the budget:
+tests/test_document_budget.py), so a pattern that backtracks without end is stopped too. The
 handler raises `OverBudget`, a BaseException, which passes the `except Exception` that turns a
 check's own failure into an error on its dimension. C code that does not look for signals is not
 stopped: on a document's pass that is linear work on a file of at most `max-file-mb` (a string's
