@@ -143,7 +143,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # --format json: each result's line, rendered while the workers read on, and encoded as the report
     # is written (half the memory of text for the corpus's lines)
     lines: list[bytes] = []
-    encoding = ("utf-8", "strict") if args.output else (sys.stdout.encoding, sys.stdout.errors or "strict")
+    encoding = ("utf-8", "strict") if args.output else _stdout_encoding()
     if args.format == "json":
         from evalgate.report.jsonfile import encoded_pieces, result_line
 
@@ -176,6 +176,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         _write_stdout(pieces, encoding[0])
     return exit_code(report)
+
+
+def _stdout_encoding() -> tuple[str, str]:
+    """How stdout encodes text: its encoding and error handler (UTF-8 for a stand-in that has none,
+    such as a caller's StringIO, whose pieces are decoded again)."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    return encoding, getattr(sys.stdout, "errors", None) or "strict"
 
 
 def _write_stdout(pieces: list[bytes], encoding: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -141,6 +143,9 @@ def test_a_report_is_the_same_text_on_stdout_in_a_file_and_in_a_pipe(workdir, ca
         env={**os.environ, "PYTHONIOENCODING": "utf-16-le"},
     )
     assert piped.stdout.decode("utf-16-le") == written
+    with contextlib.redirect_stdout(io.StringIO()) as caught:  # a caller's stand-in: no buffer, no encoding
+        assert main(["check", "--format", form, "café ✓.md"]) == 1
+    assert caught.getvalue() == written
 
 
 def test_console_script_never_prints_a_traceback(workdir):
