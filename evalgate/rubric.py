@@ -4,13 +4,12 @@ A rubric names its dimensions (deterministic checks or judged), the 1-5 anchors 
 uses to interpret a score, which dimensions are hard fails, and the policy the gate applies. Its
 version is a hash of its canonical content, so every recorded result says which rubric produced it.
 
-pydantic validates a rubric file (`parse_rubric`); the packs shipped with evalgate load from
-`evalgate/rubrics/compiled.py`, their validated form written out as Python by
-`python -m evalgate.rubrics.compile_packs` with each YAML's SHA-256 (a test holds it equal to
-validating the YAML); a pack whose YAML has changed since is validated from the YAML.
+pydantic validates a rubric file a user wrote (`parse_rubric`). The packs shipped with evalgate load
+from their YAML into the same types without pydantic (`yamlsafe.built`, which gives what pydantic's
+validation gives and leaves anything it cannot decide to pydantic): importing pydantic and building
+its validators would cost every run ~75 ms. A pack added to evalgate/rubrics/ needs no other step;
+tests/test_rubric_packs.py validates every pack with pydantic as well.
 """
-
-from __future__ import annotations
 
 import dataclasses
 import hashlib
@@ -28,13 +27,16 @@ from evalgate.yamlsafe import (
     Checked,
     Constraint,
     Invalid,
+    NotPlain,
     Refused,
+    built,
     error_words,
     field_rule,
     guarded_load,
     json_schema,
     read_text_file,
     refusal_reason,
+    safe_load,
     validated,
 )
 
@@ -323,9 +325,9 @@ def parse_rubric(text: str, source: str) -> Rubric:
         raise RubricError(_format_validation(exc.errors, source, raw)) from None
 
 
-def pack_digest(data: bytes) -> str:
-    """What the compiled packs record of each pack's YAML: its SHA-256."""
-    return hashlib.sha256(data).hexdigest()
+# The shipped packs built so far in this process, with the YAML each was built from: a run loads its
+# rubric again to render the report, and an unchanged pack is then the same object.
+_PACKS: dict[str, tuple[bytes, Rubric]] = {}
 
 
 def load_rubric(name_or_path: str) -> Rubric:
@@ -342,12 +344,16 @@ def load_rubric(name_or_path: str) -> Rubric:
             f"unknown rubric {name_or_path!r}: give a YAML path or one of {', '.join(pack_names())}"
         )
     data = (PACKS_DIR / f"{name_or_path}.yml").read_bytes()
-    from evalgate.rubrics.compiled import PACKS  # the packs validated ahead (see the module's doc)
-
-    digest, compiled = PACKS.get(name_or_path, ("", None))
-    if compiled is not None and digest == pack_digest(data):
-        return compiled
-    return parse_rubric(data.decode("utf-8"), f"rubric pack {name_or_path}")
+    known = _PACKS.get(name_or_path)
+    if known is not None and known[0] == data:
+        return known[1]
+    text = data.decode("utf-8")
+    try:
+        rubric = built(Rubric, safe_load(text))
+    except (NotPlain, yaml.YAMLError):  # not plainly valid: pydantic decides, and names what is wrong
+        rubric = parse_rubric(text, f"rubric pack {name_or_path}")
+    _PACKS[name_or_path] = (data, rubric)
+    return rubric
 
 
 def rubric_json_schema() -> dict[str, object]:

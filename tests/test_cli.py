@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -125,6 +128,33 @@ def test_output_file_and_unwritable_output(workdir, capsys):
     out = capsys.readouterr()
     assert json.loads(out.out)["results"][0]["path"] == "a.md"
     assert "cannot write a.md/out.json" in out.err
+
+
+def _same_report(form: str, text: str) -> Any:
+    """A report as two runs of the same inputs must give it: the times they took left out."""
+    from tests.support.timings import text_without_timings, without_timings
+
+    return without_timings(json.loads(text)) if form == "json" else text_without_timings(text)
+
+
+@pytest.mark.parametrize("form", ["json", "text", "markdown"])
+def test_a_report_is_the_same_text_on_stdout_in_a_file_and_in_a_pipe(workdir, capsys, form):
+    # (the lines of a JSON report are kept encoded while the run goes on, and written as bytes)
+    (workdir / "café ✓.md").write_text(GOOD, encoding="utf-8")
+    assert main(["check", "--format", form, "--output", "out", "café ✓.md"]) == 1
+    assert main(["check", "--format", form, "café ✓.md"]) == 1
+    written = (workdir / "out").read_text(encoding="utf-8")
+    assert "café ✓" in written and _same_report(form, capsys.readouterr().out) == _same_report(form, written)
+    piped = subprocess.run(
+        [sys.executable, "-m", "evalgate", "check", "--format", form, "café ✓.md"],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "utf-16-le"},
+    )
+    assert _same_report(form, piped.stdout.decode("utf-16-le")) == _same_report(form, written)
+    with contextlib.redirect_stdout(io.StringIO()) as caught:  # a caller's stand-in: no buffer, no encoding
+        assert main(["check", "--format", form, "café ✓.md"]) == 1
+    assert _same_report(form, caught.getvalue()) == _same_report(form, written)
 
 
 def test_console_script_never_prints_a_traceback(workdir):
@@ -263,10 +293,28 @@ NOT_FOR_ONE_FILE = (
     "evalgate.judging.setup",
     "evalgate.judging.judge",
     "evalgate.github.api",
-    # (multiprocessing and with it subprocess are imported: the document's worker process, forked so
-    # that the per-document time budget can stop it, evalgate.run.workers)
+    "multiprocessing",  # one file is timed in this process (evalgate.run.timer), more forked by os.fork
+    "subprocess",
+    "evalgate.run.workers",
     "evalgate.checks.amount_matches_tools",  # a check of another rubric: only the rubric's checks load
     "decimal",
+)
+# Nor does one file judged by an openai: judge load what it does not use: the HTTP stack is the
+# standard library's; other backends; the pool and the modules of other commands; statistics (with
+# fractions and decimal) for a mean; pydantic without a file to validate.
+NOT_FOR_A_JUDGED_FILE = (
+    *(m for m in NOT_FOR_ONE_FILE if not m.startswith("evalgate.judging.") and m != "jinja2"),
+    "charset_normalizer",
+    "idna",
+    "evalgate.judging.backends.copilot",
+    "evalgate.judging.backends.command",
+    "evalgate.judging.backends.replay",
+    "evalgate.judging.agreement",  # more than one judge only
+    "evalgate.validity",
+    "evalgate.fix",
+    "evalgate.github",
+    "statistics",
+    "fractions",
 )
 
 
@@ -295,7 +343,7 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
     assert [m for m in NOT_FOR_ONE_FILE if m in loaded] == []
     report = json.loads((workdir / "out.json").read_text(encoding="utf-8"))
     assert [r["path"] for r in report["results"]] == ["item.md"]
-    # the checks did run (in the document's worker process, evalgate.run.workers)
+    # the checks did run (in this process, under the document's timer: evalgate.run.timer)
     assert {d["id"]: d["status"] for d in report["results"][0]["dimensions"]}["section_presence"] == "scored"
     # an option that needs validation still gets it
     (workdir / "out.json").unlink()
@@ -304,25 +352,28 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
 
 def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_stack(workdir):
     """`requests` (with urllib3, charset_normalizer and idna) cost a judged run ~0.1 s before its
-    first call and as much again at exit; the judge backends speak HTTP with the standard library."""
+    first call and as much again at exit; the judge backends speak HTTP with the standard library.
+    The judge's replies are valid, so the run goes through every step of judging a file."""
     from tests.support.openai_server import ModelServer, ServerReply
+    from tests.test_judged_run import JUDGED, PASS_ITEM, table
 
-    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    (workdir / "item.md").write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     script = (
         "from evalgate.cli import main\n"
         "print(main(['check', 'item.md', '--judge', 'openai:m', '--no-cache', '--format', 'json', "
         "'--output', 'out.json']))\n"
     )
-    with ModelServer(lambda body: ServerReply(text="| x | 3 | - | - |\n\nOVERALL: PASS\n")) as server:
+    with ModelServer(lambda body: ServerReply(text=table(4, "-"))) as server:
         environ = {**os.environ, "OPENAI_BASE_URL": server.base_url}
         _, loaded = _loaded_after(script, workdir, environ)
-        assert server.requests  # the judge was asked (and asked again: this reply lacks dimensions)
-    assert "evalgate.judging.backends.transport" in loaded
-    assert [m for m in ("requests", "urllib3", "charset_normalizer", "idna") if m in loaded] == []
-    # nor the modules of the backends it does not use (copilot:, command: start processes)
-    assert [
-        m for m in ("evalgate.judging.backends.copilot", "evalgate.judging.backends.command") if m in loaded
-    ] == []
+        assert len(server.requests) == 1
+    assert {"evalgate.judging.backends.transport", "jinja2"} <= set(loaded)
+    assert [m for m in NOT_FOR_A_JUDGED_FILE if m in loaded] == []
+    (result,) = json.loads((workdir / "out.json").read_text(encoding="utf-8"))["results"]
+    assert [j["backend"] for j in result["judges"]] == ["openai"]
+    assert {d["id"]: d["score"] for d in result["dimensions"] if d["kind"] == "judge"} == dict.fromkeys(
+        JUDGED, 4
+    )
 
 
 def test_the_action_module_imports_no_http_stack_until_it_posts(tmp_path):

@@ -67,7 +67,9 @@ def _check(workdir: Path, mode: str, *extra: str) -> tuple[int, dict[str, Any], 
     spec = f"command:{shlex.join([sys.executable, str(workdir / 'judge.py'), mode, str(log)])}"
     output = workdir / "report.json"
     args = ["check", "item.md", "--judge", spec, "--no-cache", "--format", "json", "--output", str(output)]
-    code = main([*args, "--judge-timeout", "1", *extra])
+    # a judge that sleeps is stopped after 1 s; every other answers within a minute however loaded
+    # the machine (a Python judge's start took more than 1 s under load)
+    code = main([*args, "--judge-timeout", "1" if mode == "timeout" else "60", *extra])
     calls = log.read_text().split() if log.exists() else []
     return code, json.loads(output.read_text())["results"][0], calls
 

@@ -154,6 +154,7 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
     """Judge calls start as each document's structural pass ends, not after the whole batch: reading
     the last file waits until the first file's call has reached the judge (it would wait in vain if
     calls started only after every file was read), and the report is the same as ever."""
+    import evalgate.document
     import evalgate.run
     from evalgate.config import Config
 
@@ -161,9 +162,7 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
         (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     first_call = threading.Event()
     waited: list[bool] = []
-    import evalgate.run.structural  # where the structural pass reads and checks a document
-
-    real_read = evalgate.run.structural.read_document
+    real_read = evalgate.document.read_document  # the run reads through the package's name
 
     def read(path: Path, **kwargs):
         if path.name == "c.md":
@@ -174,7 +173,7 @@ def test_a_documents_judge_call_starts_before_the_next_document_is_read(tmp_path
         first_call.set()
         return ServerReply(text=table(4, f'"{quote}"'))
 
-    monkeypatch.setattr(evalgate.run.structural, "read_document", read)
+    monkeypatch.setattr(evalgate.document, "read_document", read)
     with ModelServer(respond) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         config = Config(judges=("openai:m",), cache=False, jobs=2, root=str(tmp_path))
@@ -188,6 +187,7 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
     """In one process, every document of a batch is read and its calls submitted before the
     deterministic checks run (they run while the calls are in flight): the last call of the first
     wave no longer waits for the checks of the documents before it. The report is the same."""
+    import evalgate.checks
     import evalgate.run
     from evalgate.config import Config
     from evalgate.judging.setup import DocumentJudging
@@ -195,9 +195,7 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
     for name in ("a.md", "b.md", "c.md"):
         (tmp_path / name).write_text(PASS_ITEM.read_text(encoding="utf-8"), encoding="utf-8")
     events: list[tuple[str, str]] = []
-    import evalgate.run.structural  # where the structural pass reads and checks a document
-
-    real_check, real_submit = evalgate.run.structural.run_check, DocumentJudging.submit
+    real_check, real_submit = evalgate.checks.run_check, DocumentJudging.submit
 
     def check(dimension_id, document, **kwargs):
         events.append(("check", Path(document.path).name))
@@ -207,7 +205,7 @@ def test_a_batch_submits_every_documents_calls_before_its_checks_run(tmp_path, m
         events.append(("submit", Path(document.path).name))
         return real_submit(self, document)
 
-    monkeypatch.setattr(evalgate.run.structural, "run_check", check)
+    monkeypatch.setattr(evalgate.checks, "run_check", check)
     monkeypatch.setattr(DocumentJudging, "submit", submit)
     with ModelServer(Recorder(table(4, f'"{quote}"'))) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

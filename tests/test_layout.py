@@ -1,9 +1,11 @@
 """The package tree shows the pipeline: every import, including those inside functions and under
-TYPE_CHECKING, points down the stages, never up or sideways, and the package root stays the spine."""
+TYPE_CHECKING, points down the stages, never up or sideways; no two modules import each other, within
+a stage either; and the package root stays the spine."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -32,15 +34,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ROOT_SPINE_LIMIT = 8  # plain modules at the package root beside __init__ and __main__
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+def _module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
 # A root module's data directory belongs to it: evalgate/rubrics/ holds the rubric's data, the packs
-# (the YAML and, in compiled.py, their validated form) and the checks' params types (params.py).
+# (YAML) and the checks' params types (params.py).
 DATA_OF = {"evalgate.rubrics": "evalgate.rubric"}
 
 
@@ -63,8 +65,13 @@ def _layer(unit: str) -> int:
     raise AssertionError(f"{unit} is in no layer of tests/test_layout.py: place it")
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    module = _module_name(path)
+@functools.cache
+def _modules(package_dir: Path) -> frozenset[str]:
+    return frozenset(_module_name(p, package_dir) for p in package_dir.rglob("*.py"))
+
+
+def _imports(path: Path, package_dir: Path = PACKAGE) -> list[tuple[int, str]]:
+    module = _module_name(path, package_dir)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -79,9 +86,12 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             if target.split(".")[0] != "evalgate":
                 continue
             found.append((node.lineno, target))
-            # `from evalgate import run` imports the module evalgate.run
-            if target == "evalgate":
-                found += [(node.lineno, f"evalgate.{a.name}") for a in node.names if a.name != "__version__"]
+            # `from evalgate import run`, `from evalgate.rubrics import params` import those modules
+            found += [
+                (node.lineno, f"{target}.{a.name}")
+                for a in node.names
+                if f"{target}.{a.name}" in _modules(package_dir)
+            ]
     return found
 
 
@@ -89,6 +99,49 @@ def _edges() -> list[tuple[str, int, str]]:
     return [
         (_module_name(p), line, target) for p in sorted(PACKAGE.rglob("*.py")) for line, target in _imports(p)
     ]
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """The lines of `if TYPE_CHECKING:` blocks: imports there name types for annotations and never
+    run, which is how a module names a type of a module that imports it."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+def _module_graph(package_dir: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports when it runs (at its top or inside a function)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        module = _module_name(path, package_dir)
+        skipped = _type_checking_lines(ast.parse(path.read_text(encoding="utf-8")))
+        for line, target in _imports(path, package_dir):
+            if line not in skipped and target != module:
+                graph.setdefault(module, set()).add(target)
+    return graph
+
+
+def _circles(package_dir: Path) -> list[str]:
+    """Every import circle between the package's modules, each as `a -> b -> a`."""
+    graph = _module_graph(package_dir)
+    found: list[str] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return found
 
 
 def test_every_import_points_down_the_stages() -> None:
@@ -121,6 +174,29 @@ def test_no_circle_between_stages() -> None:
     for node in sorted(graph):
         if node not in seen:
             visit(node, [])
+
+
+def test_no_circle_between_modules() -> None:
+    # within a stage as well: a module and one it imports, even inside a function, never import each
+    # other (rubric.py and the generated rubrics/compiled.py once did)
+    assert not _circles(PACKAGE), "import circles:\n" + "\n".join(_circles(PACKAGE))
+
+
+def test_a_planted_circle_within_a_stage_is_found(tmp_path: Path) -> None:
+    package = tmp_path / "evalgate"
+    (package / "rubrics").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "rubric.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from evalgate.gate import Verdict\n"
+        "def load():\n    from evalgate.rubrics.compiled import PACKS\n    return PACKS\n"
+    )
+    (package / "rubrics" / "__init__.py").write_text("")
+    (package / "rubrics" / "compiled.py").write_text("from evalgate.rubric import *\nPACKS = {}\n")
+    (package / "gate.py").write_text("from evalgate import rubric\n")  # a type-only import back: no circle
+    assert _circles(package) == ["evalgate.rubric -> evalgate.rubrics.compiled -> evalgate.rubric"]
+    (package / "rubrics" / "compiled.py").write_text("PACKS = {}\n")
+    assert _circles(package) == []
 
 
 def test_document_imports_nothing_above_it() -> None:

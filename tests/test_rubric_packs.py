@@ -19,8 +19,8 @@ from evalgate.gate import decide
 from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.judging.prompt import PromptError, render_judge_prompt
 from evalgate.results import DimensionResult, Status
-from evalgate.rubric import load_rubric, pack_names, parse_rubric, rubric_json_schema
-from evalgate.rubrics.compile_packs import compiled_packs_source
+from evalgate.rubric import Rubric, load_rubric, pack_names, parse_rubric, rubric_json_schema
+from evalgate.yamlsafe import built
 from tests.support.cli import run_in
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,34 +105,50 @@ def test_published_schema_is_current_and_validates_the_packs():
         jsonschema.validate(raw, on_disk)
 
 
-def test_compiled_packs_are_the_packs_validated():
-    # evalgate/rubrics/compiled.py is what validating each pack's YAML gives, written out, with the
-    # YAML's digest; `load_rubric` gives the same object as validating the YAML does, types included
-    # (repr shows 4 and 4.0 apart, which == does not).
-    compiled = ROOT / "evalgate" / "rubrics" / "compiled.py"
-    assert compiled.read_text(encoding="utf-8") == compiled_packs_source(), (
-        "run: python -m evalgate.rubrics.compile_packs"
-    )
+def test_every_shipped_pack_loads_plainly_as_pydantic_validates_it():
+    # A pack loads from its YAML without pydantic (yamlsafe.built) and gives the object pydantic's
+    # validation of the same YAML gives, types included (repr shows 4 and 4.0 apart, which == does
+    # not); built() must take every pack itself, or each run would import pydantic for it.
     for name in pack_names():
         text = (ROOT / "evalgate" / "rubrics" / f"{name}.yml").read_text(encoding="utf-8")
-        assert repr(load_rubric(name)) == repr(parse_rubric(text, name))
-        assert load_rubric(name).version == parse_rubric(text, name).version
+        validated = parse_rubric(text, name)
+        assert repr(built(Rubric, yaml.safe_load(text))) == repr(validated), name
+        assert repr(load_rubric(name)) == repr(validated), name
+        assert load_rubric(name).version == validated.version, name
 
 
-def test_an_edited_pack_is_validated_from_its_yaml_not_taken_from_the_compiled_packs(tmp_path, monkeypatch):
-    shipped = ROOT / "evalgate" / "rubrics"
-    for pack in shipped.glob("*.yml"):
+def _packs_in(tmp_path, monkeypatch) -> Path:
+    for pack in (ROOT / "evalgate" / "rubrics").glob("*.yml"):
         (tmp_path / pack.name).write_bytes(pack.read_bytes())
     monkeypatch.setattr(evalgate.rubric, "PACKS_DIR", tmp_path)
-    assert load_rubric("research-loop") is load_rubric("research-loop")  # compiled: one object
-    edited = tmp_path / "research-loop.yml"
+    return tmp_path
+
+
+def test_an_edited_pack_loads_as_edited(tmp_path, monkeypatch):
+    edited = _packs_in(tmp_path, monkeypatch) / "research-loop.yml"
+    assert load_rubric("research-loop") is load_rubric("research-loop")  # built once while unchanged
     edited.write_text(edited.read_text(encoding="utf-8").replace("min_mean: 4.0", "min_mean: 3.5"))
     rubric = load_rubric("research-loop")
     assert rubric.policy.min_mean == 3.5
     assert rubric.version != load_rubric("knowledge-work").version
     edited.write_text("id: research-loop\ntitle: T\ndimensions: []\n")
-    with pytest.raises(evalgate.rubric.RubricError, match="at least one dimension"):
+    with pytest.raises(evalgate.rubric.RubricError, match="rubric pack research-loop: invalid rubric"):
         load_rubric("research-loop")
+    edited.write_text("id: research-loop\ntitle: T\ndimensions: [\n")
+    with pytest.raises(evalgate.rubric.RubricError, match="rubric pack research-loop: not valid YAML"):
+        load_rubric("research-loop")
+
+
+def test_a_pack_added_to_the_directory_needs_no_other_step(tmp_path, monkeypatch):
+    packs = _packs_in(tmp_path, monkeypatch)
+    text = (packs / "support-reply.yml").read_text(encoding="utf-8")
+    (packs / "support-escalation.yml").write_text(
+        text.replace("id: support-reply", "id: support-escalation", 1), encoding="utf-8"
+    )
+    assert "support-escalation" in pack_names()
+    rubric = load_rubric("support-escalation")
+    assert rubric.id == "support-escalation"
+    assert repr(rubric) == repr(parse_rubric((packs / "support-escalation.yml").read_text(), "x"))
 
 
 def test_knowledge_work_prompt_is_blind_and_asks_for_json_only():

@@ -3,25 +3,36 @@ safe_load refuses."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
+import operator
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated, Any
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalgate.rubric import Rubric
 from evalgate.yamlsafe import (
+    Constraint,
+    Invalid,
+    NotPlain,
     Refused,
     SafeLoader,
     TextDatesLoader,
+    built,
     guarded_load,
     nests_deeper,
     read_regular_file,
     safe_load,
+    validated,
 )
 
 BUNDLED = sorted(p for p in (Path(__file__).resolve().parent.parent / "evalgate").rglob("*.yml"))
@@ -259,3 +270,89 @@ def test_read_regular_file_caps_a_file_whose_size_stat_does_not_tell() -> None:
     assert len(read_regular_file("/proc/self/status", limit=1 << 16)) > 0
     with pytest.raises(Refused, match="larger than 16 bytes"):
         read_regular_file("/proc/self/status", limit=16)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building evalgate's types without pydantic (`built`): the shipped packs load this way
+
+_PACKS = sorted((Path(__file__).resolve().parent.parent / "evalgate" / "rubrics").glob("*.yml"))
+# What a mutation puts in place of a value: other types, numbers a bound refuses, texts a pattern
+# refuses, a line break that only Python's `$` lets through, NaN, empty collections.
+_ODD_VALUES = st.sampled_from(
+    [None, True, False, 0, 1, -1, 3, 4, 5, 6, 2.5, 4.0, float("nan"), float("inf"), "", "x", "5", "4.0",
+     "Bad Id", "ok_id", "ok_id\n", "mean", "judge", "deterministic", "table", "yes", [], ["x"], {},
+     {"title": "T"}, {"min": 1, "max": 5}]
+)  # fmt: skip
+
+
+def _paths(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _paths(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _paths(value, (*path, index))
+    return found
+
+
+def _mutated(data: Any, draw: Any) -> Any:
+    data = copy.deepcopy(data)
+    path = draw(st.sampled_from(_paths(data)))
+    if not path:
+        return data
+    parent = functools.reduce(operator.getitem, path[:-1], data)
+    how = draw(st.sampled_from(["replace", "drop", "add key", "copy"]))
+    if how == "replace":
+        parent[path[-1]] = draw(_ODD_VALUES)
+    elif how == "drop":
+        del parent[path[-1]]
+    elif how == "add key" and isinstance(parent, dict):
+        parent[draw(st.sampled_from(["extra", "id", "kind", "params", "min_words", "title"]))] = draw(
+            _ODD_VALUES
+        )
+    elif how == "copy" and isinstance(parent, list):
+        parent.append(copy.deepcopy(parent[path[-1]]))
+    return data
+
+
+@settings(max_examples=400, deadline=None)
+@given(pack=st.sampled_from(_PACKS), mutations=st.integers(0, 3), draw=st.data())
+def test_built_gives_what_pydantic_gives_or_leaves_it_to_pydantic(
+    pack: Path, mutations: int, draw: st.DataObject
+) -> None:
+    # Never accepted where pydantic refuses, never a different object (repr tells 4 from 4.0); a pack
+    # as shipped is always built.
+    data = yaml.safe_load(pack.read_text(encoding="utf-8"))
+    for _ in range(mutations):
+        data = _mutated(data, draw.draw)
+    try:
+        expected = repr(validated(Rubric, copy.deepcopy(data)))
+    except Invalid:
+        expected = "refused"
+    try:
+        got = repr(built(Rubric, copy.deepcopy(data)))
+    except NotPlain:
+        assert mutations, f"{pack.name} as shipped is not built plainly"
+        return
+    assert got == expected
+
+
+def test_built_refuses_what_it_cannot_decide() -> None:
+    with pytest.raises(NotPlain, match="no plain step"):
+        built(_WithField, {"n": 3})
+    assert built(_Bounded, {"n": 3, "name": "ab"}) == _Bounded(n=3, name="ab")
+    for data in ({"n": 0}, {"n": True}, {"n": 3.0}, {"name": "AB"}, {"name": "ab\n"}, {"m": 1}):
+        with pytest.raises(NotPlain):
+            built(_Bounded, data)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Bounded:
+    n: Annotated[int, Constraint(ge=1)] = 1
+    name: Annotated[str, Constraint(pattern=r"^[a-z]+$")] = "a"
+
+
+@dataclasses.dataclass(frozen=True)
+class _WithField:
+    n: Annotated[int, object()] = 1

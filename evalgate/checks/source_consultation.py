@@ -30,6 +30,8 @@ of the two parts' anchors (docs/checks.md).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -103,11 +105,11 @@ def _entries(
                     None if THEMATIC_BREAK.match(line) else _LABEL_MARKUP.sub("", line).strip(" :") or None
                 )
         previous_end = max(previous_end, source.end_line)
-        if _is_template_example(source) or (source.end_line > source.line and source.text.endswith(":")):
+        normalised = [normalise_url(u) for u in source.urls]
+        if _is_template_example(normalised) or (source.end_line > source.line and source.text.endswith(":")):
             continue
         urls = {url_key(u) for u in source.urls}
         identifiers = identifier_keys(source.text)
-        normalised = [normalise_url(u) for u in source.urls]
         # where the body cites one of its URLs as such, else quotes it (inside another address),
         # else writes a DOI or arXiv identifier it states: the first line found that way
         cited = [at for key in urls if (at := body.url_line(key)) is not None]
@@ -150,15 +152,17 @@ def _cited_by_name(
 def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
     """The first body line that names one of these (normalised) URLs and is no note on a failed
     access; 0 when the body names them only in such notes; None when it does not name them."""
-    lines = sorted(mention for url in urls for mention in body.mentions(url))
-    if not lines:
+    lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
+    first = next(lines, None)
+    if first is None:
         return None
-    return next((number for number, text in lines if not notes.search(text)), 0)
+    return next((number for number, text in itertools.chain((first,), lines) if not notes.search(text)), 0)
 
 
-def _is_template_example(source: SourceEntry) -> bool:
-    """The template's example entries point at `https://url` (`url1`, `url2`)."""
-    return bool(source.urls) and all(_TEMPLATE_URL.fullmatch(normalise_url(u)) for u in source.urls)
+def _is_template_example(normalised: list[str]) -> bool:
+    """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
+    normalised."""
+    return bool(normalised) and all(_TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
 def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:

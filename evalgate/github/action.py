@@ -56,7 +56,6 @@ from evalgate.judging.backends.process import JudgeSandbox, unprivileged_user
 from evalgate.report.render import log_text, render
 from evalgate.results import EXIT_USAGE, GateOnMode, NotEvaluated, Report, exit_code
 from evalgate.rubric import RubricError
-from evalgate.validity.history import record_run
 
 if TYPE_CHECKING:
     from evalgate.github.suggest import SuggestionPlan
@@ -314,6 +313,8 @@ def _record_history(
     A history path in the workspace that a symlink (a pull request's) leads out of is not written."""
     if not config.history:
         return []
+    from evalgate.validity.history import record_run  # a run without a history file does not load it
+
     rel = repository_path(workspace, config.history)
     if rel is not None and not (workspace / rel).resolve().is_relative_to(workspace):
         return [f"history {config.history}: leads outside the workspace through a symlink; not written"]

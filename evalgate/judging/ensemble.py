@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from math import fsum
 
 from evalgate.results import DimensionResult, JudgeScore, Rule, RuleCheck, Status
 from evalgate.rubric import Dimension, Ensemble
 
 
 def aggregate(scores: Sequence[float], how: str) -> float:
-    """Mean or median of the judges' scores."""
-    from statistics import fmean, median  # only with judges: a structural run does not import statistics
-
-    return float(median(scores)) if how == "median" else fmean(scores)
+    """Mean or median of the judges' scores, by statistics.fmean's and statistics.median's formulas
+    (importing statistics, with fractions and decimal, cost a judged run ~2 ms)."""
+    if how != "median":
+        return fsum(scores) / len(scores)
+    ordered = sorted(scores)
+    middle = len(ordered) // 2
+    return float(ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
 
 
 def round_half_up(value: float) -> int:

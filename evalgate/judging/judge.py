@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from statistics import fmean
+from math import fsum
 
 from evalgate.document import Document
 from evalgate.judging.backends import Backend, BackendError
@@ -75,7 +75,8 @@ def policy_verdict(rubric: Rubric, scores: Sequence[tuple[str, int | None]]) -> 
         any(dim in hard and score < policy.hard_fail_below for dim, score in scores if score is not None)
         or (policy.fail_on_score is not None and min(values) <= policy.fail_on_score)
         or (policy.min_each is not None and min(values) < policy.min_each)
-        or (policy.min_mean is not None and fmean(values) < policy.min_mean)
+        # statistics.fmean's formula (importing statistics, with fractions and decimal, cost ~2 ms)
+        or (policy.min_mean is not None and fsum(values) / len(values) < policy.min_mean)
     )
     return Verdict.FAIL if failed else Verdict.PASS
 

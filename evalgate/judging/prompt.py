@@ -21,7 +21,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -80,6 +79,8 @@ def prompts_dir() -> Path:
     beside_package = Path(evalgate.__file__).resolve().parent.parent / "prompts"
     if beside_package.is_dir():
         return beside_package
+    from importlib import resources
+
     return Path(str(resources.files("evalgate") / "prompts"))
 
 

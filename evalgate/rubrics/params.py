@@ -2,8 +2,6 @@
 check takes, its defaults (the research-loop rubric's shipped values) and its own rules. Part of the
 rubric's data, like the packs beside this module; `evalgate.rubric.Dimension` holds them."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, ClassVar, Union
@@ -18,7 +16,17 @@ from evalgate.rubrics.review_words import (
     PLATFORMS,
     TRANSITIONS,
 )
-from evalgate.yamlsafe import STRICT, Checked, Constraint, Invalid, error_words, field_rule, validated
+from evalgate.yamlsafe import (
+    STRICT,
+    Builder,
+    Checked,
+    Constraint,
+    Invalid,
+    NotPlain,
+    error_words,
+    field_rule,
+    validated,
+)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -79,6 +87,10 @@ class _TitleAlone:
             spec,
             json_schema_input_schema=core_schema.union_schema([core_schema.str_schema(), spec]),
         )
+
+    def plain(self, value: Any, build: Builder, data: dict[str, Any]) -> Any:
+        """The same for `yamlsafe.built`."""
+        return build({"title": value} if isinstance(value, str) else value)
 
 
 RequiredEntry = Annotated[RequiredSectionSpec, _TitleAlone()]
@@ -356,3 +368,13 @@ class ParamsOfTheCheck:
         from pydantic_core import core_schema
 
         return core_schema.with_info_before_validator_function(_params_of_this_check, handler(source))
+
+    def plain(self, value: Any, build: Builder, data: dict[str, Any]) -> Any:
+        """The same for `yamlsafe.built`: the dimension's own check's parameters, built as that type;
+        anything `_params_of_this_check` would refuse is left to pydantic."""
+        kind = CHECK_PARAMS.get(str(data.get("id")))
+        if value is None:
+            return None
+        if kind is None or data.get("kind") != "deterministic" or type(value) is not dict:
+            raise NotPlain("params pydantic decides")
+        return build(value, kind)

@@ -5,7 +5,9 @@ document and its deterministic checks; `workers`: that pass in worker processes,
 the run's time budget (`document-timeout`); `baseline`: under `gate-on: new`, each document's version
 at the base commit, evaluated beside it and compared; `outcome`: after the gate, files the judging
 budget left unjudged, judged failures not counted without a current calibration, budgets per
-document, each file's time, and the Report.
+document, each file's time, and the Report. Each document's structural
+pass stays within `document-timeout`: `workers` runs it in worker processes, `timer` in this process
+under an interval timer (one file, and a judged run of few).
 """
 
 from __future__ import annotations
@@ -37,18 +39,19 @@ from evalgate.run.structural import (
     over_budget,
     structural_checks,
 )
+from evalgate.run.timer import Timed, usable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from multiprocessing.context import BaseContext
 
+    from evalgate.document import Document
     from evalgate.judging.backends import Backend
     from evalgate.judging.backends.process import JudgeSandbox
     from evalgate.judging.budget import JudgingBudget
     from evalgate.judging.judge import JudgeOutcome
     from evalgate.judging.setup import DocumentJudging
     from evalgate.results import NotEvaluated
-    from evalgate.run.workers import Workers
+    from evalgate.run.workers import Method, Workers
 
 __all__ = ["Baseline", "StructuralPass", "run", "structural_checks"]
 
@@ -73,15 +76,21 @@ _BATCH = 64
 
 @contextmanager
 def _structural_workers(
-    count: int, jobs: int, task: StructuralPass, budget: float
-) -> Iterator[Workers | None]:
-    """Worker processes for the structural pass, each document under `budget` seconds. Forked where
-    that is safe (this process runs no other thread): one worker for a few files (a fork costs about a
-    millisecond), up to `jobs` for many. In a process with other threads, where only spawning is safe
-    (about 0.3 s a worker), workers only for a run of many files, as before the budget existed; fewer
-    files are read in this process, where the linear patterns alone bound the time."""
+    count: int, jobs: int, task: StructuralPass, budget: float, *, judged: bool
+) -> Iterator[Workers | Timed | None]:
+    """Worker processes for the structural pass, each document under `budget` seconds. One file, and
+    a judged run of fewer files than a pool pays for, are read in this process under an interval
+    timer where that can stop them (evalgate.run.timer): a forked worker cost a one-file check ~9 ms,
+    and a judged run's first calls waited for it to read and check each document and send it back.
+    Otherwise forked where that is safe (this process runs no other thread): one worker for a few
+    files, up to `jobs` for many. In a process with other threads, where only spawning is safe (about
+    0.3 s a worker), workers only for a run of many files, as before the budget existed; fewer files
+    are read in this process, where the linear patterns alone bound the time."""
     workers = min(jobs, os.cpu_count() or 1)
     many = workers > 1 and count >= _POOL_THRESHOLD
+    if (count == 1 or (judged and count and not many)) and usable():
+        yield Timed(InWorker(task), budget, over_budget(budget))
+        return
     if count == 0 or not (many or (sys.platform == "linux" and _thread_count() == 1)):
         yield None
         return
@@ -91,7 +100,7 @@ def _structural_workers(
     first = [_start_method()] * size  # the first workers start by the method chosen now; one started
     # later (after a worker was killed, maybe with judge threads running) asks again
 
-    def method() -> BaseContext:
+    def method() -> Method:
         return first.pop() if first else _start_method()
 
     pool: Workers[Target, Outcome] = Workers(size, InWorker(task), budget, over_budget(budget), method)
@@ -101,21 +110,17 @@ def _structural_workers(
         pool.close()
 
 
-def _start_method() -> BaseContext:
+def _start_method() -> Method:
     """`fork` when this process runs no other thread: a forked worker starts with evalgate already
     imported, where a spawned one spends about 0.3 s importing it again. With any other thread alive
     (judge pools, a progress bar, loopback servers in tests) `spawn`: forking a process while another
     thread holds a lock can deadlock the child. The pool starts all its workers at its first submit,
     before this run starts any thread of its own. Linux only: on macOS forking is unsafe once system
     frameworks are loaded, which is why Python spawns there by default."""
-    from multiprocessing import get_context
-
-    if sys.platform == "linux" and _thread_count() == 1:
-        return get_context("fork")
-    return get_context("spawn")
+    return "fork" if sys.platform == "linux" and _thread_count() == 1 else "spawn"
 
 
-def start_method() -> BaseContext:
+def start_method() -> Method:
     """How a worker process started now starts (`_start_method`), for other stages' worker pools
     (the action's suggested changes fix documents in one, evalgate/github/suggest.py)."""
     return _start_method()
@@ -183,7 +188,7 @@ def run(
     done = 0
     plan = batches(targets, baseline, _BATCH)
     work = sum(len(batch.work) for batch in plan)
-    pool_of = _structural_workers(work, config.jobs, task, config.document_timeout)
+    pool_of = _structural_workers(work, config.jobs, task, config.document_timeout, judged=bool(judges))
     with pool_of as pool, _judging(config, rubric, judges, finishing.budget) as judging:
         # Without judges a file's structural result is small, so every file is handed to the pool at
         # once and the workers never wait for the main process between batches; with judges each batch's
@@ -195,10 +200,10 @@ def run(
             evaluated: Iterable[Evaluated | tuple[Evaluated, list[Future[JudgeOutcome]]]]
             if ahead is not None:
                 evaluated = islice(ahead, len(chunk))
+            elif judging is not None and (pool is None or isinstance(pool, Timed)):
+                evaluated = _submitted_first(task, judging, chunk, pool)
             elif pool is not None:
                 evaluated = in_order(pool, chunk)
-            elif judging is not None:
-                evaluated = _submitted_first(task, judging, chunk)
             else:
                 evaluated = map(task, chunk)
             decided = _run_batch(finishing, judging, evaluated, judged_run=bool(judges))
@@ -268,24 +273,44 @@ def _run_batch(
 
 
 def _submitted_first(
-    task: StructuralPass, judging: DocumentJudging, targets: Sequence[Target]
+    task: StructuralPass,
+    judging: DocumentJudging,
+    targets: Sequence[Target],
+    timed: Timed[Target, Outcome] | None,
 ) -> Iterator[tuple[Evaluated, list[Future[JudgeOutcome]]]]:
     """In this process, with judges: every document of the batch is read and its calls submitted
     first, and the deterministic checks run after, while the calls are in flight. With `--jobs`
     calls in flight, the run ends about two call latencies after the last call of the first wave
     starts (each later call waits for one of them to end), and the checks of the documents read
-    before it (~3 ms each) no longer come before it."""
+    before it (~3 ms each) no longer come before it. `timed`: each document's reading and checks
+    together within the run's budget."""
     read = []
     for target in targets:
         started = time.perf_counter()
-        document, error = task.read(target)
+        document, error = _read_in_time(task, target, timed)
         kept = task.kept(document) if document is not None else None
         read_ms = (time.perf_counter() - started) * 1000
-        read.append(
-            (target, document, error, kept, read_ms, judging.submit(kept) if kept is not None else [])
-        )
-    for target, document, error, kept, read_ms, calls in read:
-        yield task.checked(target, document, error, kept, read_ms), calls
+        calls = judging.submit(kept) if kept is not None else []
+        read.append((target, document, error, kept, calls, read_ms))
+    for target, document, error, kept, calls, read_ms in read:
+        if timed is None or document is None:
+            yield task.checked(target, document, error, kept, read_ms), calls
+            continue
+        left = timed.budget - read_ms / 1000
+        done, checked = timed.within(left, task.checked, target, document, error, kept, read_ms)
+        if done and checked is not None:
+            yield checked, calls
+        else:
+            yield Evaluated(target, None, timed.timed_out(target)[1], ()), calls
+
+
+def _read_in_time(
+    task: StructuralPass, target: Target, timed: Timed[Target, Outcome] | None
+) -> tuple[Document | None, str | None]:
+    if timed is None:
+        return task.read(target)
+    done, read = timed.within(timed.budget, task.read, target)
+    return read if done and read is not None else (None, timed.timed_out(target)[1])
 
 
 def _decide_all(

@@ -1,56 +1,193 @@
 """Worker processes for the structural pass, each document under a time budget.
 
-Takes a picklable `work` (a target -> its outcome, evalgate.run.StructuralPass's) and the targets;
-gives their outcomes in order. A document whose outcome is not back `budget` seconds after its worker
-started on it is the worker's last: the worker is killed, the document gets `timed_out(target)`, and a
-new worker takes the rest. A worker that dies (a crash, the kernel's OOM killer) costs its document
-alone the same way.
+Takes a `work` (a target -> its outcome, evalgate.run.StructuralPass's; picklable when workers may
+be spawned) and the targets; gives their outcomes in order. A document whose outcome is not back
+`budget` seconds after its worker started on it is the worker's last: the worker is killed, the
+document gets `timed_out(target)`, and a new worker takes the rest. A worker that dies (a crash, the
+kernel's OOM killer) costs its document alone the same way.
 
-Why processes: CPython's `re` does not look at signals while it matches, so nothing inside a process
-can stop a pattern that backtracks without end; only killing the process can. The patterns are linear
-(tests/test_linear_patterns.py), so the budget is the backstop, not the plan.
+Why processes: a pattern that backtracks without end, or C code that never looks at signals, can only
+be stopped from outside the process. The patterns are linear (tests/test_linear_patterns.py), so the
+budget is the backstop, not the plan.
 
-A worker is forked where that is safe (no other thread in this process, see evalgate.run) and costs
-about a millisecond then; else spawned (about 0.3 s: it imports evalgate again).
+A worker is forked where that is safe (no other thread in this process, see evalgate.run): with
+`os.fork` and two pipes carrying pickled messages, which imports nothing (through multiprocessing, its
+import and its start took a one-file check ~14 ms). What a fork still costs is the pages the worker
+copies as it writes to memory it shares with this process, ~9 ms for one file: one file is timed in
+its own process instead (evalgate.run.timer). Where only spawning is safe, multiprocessing spawns the
+worker (about 0.3 s: it imports evalgate again).
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import select
+import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-if TYPE_CHECKING:
-    from multiprocessing.context import BaseContext
-    from multiprocessing.process import BaseProcess
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 CHUNK = 8  # targets handed to a worker at a time: fewer round trips, and a worker rarely waits
+Method = Literal["fork", "spawn"]
 
 
-def _serve(connection: Connection, work: Callable[[Any], Any]) -> None:
+class _Channel(Protocol):
+    """One end of a worker's connection: pickled objects both ways (a multiprocessing Connection is one)."""
+
+    def send(self, obj: Any) -> None: ...
+
+    def recv(self) -> Any: ...
+
+
+def _serve(channel: _Channel, work: Callable[[Any], Any]) -> None:
     """A worker's loop: chunks of (index, target) in, one (index, outcome) out per target as soon as
     it is done (so the parent knows which target is in progress), until None or the pipe closes."""
     while True:
         try:
-            chunk = connection.recv()
+            chunk = channel.recv()
         except (EOFError, OSError):
             return
         if chunk is None:
             return
         for index, target in chunk:
-            connection.send((index, work(target)))
+            channel.send((index, work(target)))
+
+
+class _Pipes:
+    """A channel over two pipe descriptors: each message is its pickle's length (8 bytes), then it."""
+
+    def __init__(self, incoming: int, outgoing: int) -> None:
+        self.incoming = incoming
+        self.outgoing = outgoing
+
+    def send(self, obj: Any) -> None:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(len(data).to_bytes(8, "little") + data)
+        while view:
+            view = view[os.write(self.outgoing, view) :]
+
+    def recv(self) -> Any:
+        return pickle.loads(self._read(int.from_bytes(self._read(8), "little")))
+
+    def _read(self, size: int) -> bytes:
+        parts = []
+        while size:
+            part = os.read(self.incoming, min(size, 1 << 20))
+            if not part:
+                raise EOFError("the other end closed the pipe")
+            parts.append(part)
+            size -= len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        for fd in (self.incoming, self.outgoing):
+            with suppress(OSError):
+                os.close(fd)
+
+
+class _Forked:
+    """A worker started with os.fork, serving `work` over two pipes."""
+
+    def __init__(self, work: Callable[[Any], Any], inherited: Iterable[int]) -> None:
+        down_read, down_write = os.pipe()  # this process -> the worker
+        up_read, up_write = os.pipe()  # the worker -> this process
+        pid = os.fork()
+        if pid == 0:  # the worker: it never returns into the caller's code
+            code = 1
+            try:
+                for fd in (down_write, up_read, *inherited):  # no other worker's pipe stays open here
+                    os.close(fd)
+                _serve(_Pipes(down_read, up_write), work)
+                code = 0
+            finally:
+                os._exit(code)  # no exit functions, no flush of buffers copied from the parent
+        os.close(down_read)
+        os.close(up_write)
+        self.pid = pid
+        self.channel = _Pipes(up_read, down_write)
+        self._status: int | None = None
+
+    def fileno(self) -> int:
+        return self.channel.incoming
+
+    def descriptors(self) -> tuple[int, int]:
+        return self.channel.incoming, self.channel.outgoing
+
+    def exit_code(self) -> int | None:
+        """Once its pipe has closed: how it ended (-N for signal N), as multiprocessing says it."""
+        if self._status is None:
+            with suppress(ChildProcessError):
+                self._status = os.waitpid(self.pid, 0)[1]
+        return None if self._status is None else os.waitstatus_to_exitcode(self._status)
+
+    def kill(self) -> None:
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        self.exit_code()
+        self.channel.close()
+
+    def ask_to_stop(self) -> None:
+        with suppress(OSError):
+            self.channel.send(None)
+
+    def stop(self, grace: float) -> None:
+        """Once asked: wait for it to end, killed if it has not within `grace` seconds (its pipe
+        closes as it exits)."""
+        if select.select([self.channel.incoming], [], [], grace)[0]:
+            self.exit_code()
+            self.channel.close()
+        else:
+            self.kill()
+
+
+class _Spawned:
+    """A worker spawned by multiprocessing (a new interpreter that imports evalgate again)."""
+
+    def __init__(self, work: Callable[[Any], Any]) -> None:
+        from multiprocessing import get_context
+
+        context = get_context("spawn")
+        self.channel, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, work), daemon=True)
+        self._process.start()
+        child.close()
+
+    def fileno(self) -> int:
+        return self.channel.fileno()
+
+    def descriptors(self) -> tuple[int, ...]:
+        return (self.channel.fileno(),)
+
+    def exit_code(self) -> int | None:
+        self._process.join(1)
+        return self._process.exitcode
+
+    def kill(self) -> None:
+        self._process.kill()
+        self._process.join()
+        self.channel.close()
+
+    def ask_to_stop(self) -> None:
+        with suppress(OSError):
+            self.channel.send(None)
+
+    def stop(self, grace: float) -> None:
+        self._process.join(grace)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self.channel.close()
 
 
 @dataclass
 class _Worker(Generic[T]):
-    process: BaseProcess
-    connection: Connection
+    process: _Forked | _Spawned
     queue: deque[tuple[int, T]] = field(default_factory=deque)  # handed out, not yet back
     since: float = 0.0  # when it started on the head of its queue (time.monotonic)
 
@@ -64,22 +201,22 @@ class Workers(Generic[T, R]):
         work: Callable[[T], R],
         budget: float,
         timed_out: Callable[[T, str], R],
-        context: Callable[[], BaseContext],
+        method: Callable[[], Method],
     ) -> None:
         self._count = count
         self._work = work
         self._budget = budget
         self._timed_out = timed_out  # (target, why) -> the outcome that stands for it
-        self._context = context  # asked at each start: a worker started later may need spawn
+        self._method = method  # asked at each start: a worker started later may need spawn
         self._workers: list[_Worker[T]] = []
 
     def _start(self) -> _Worker[T]:
-        context = self._context()
-        parent, child = context.Pipe()
-        process = context.Process(target=_serve, args=(child, self._work), daemon=True)  # type: ignore[attr-defined]
-        process.start()
-        child.close()
-        worker: _Worker[T] = _Worker(process, parent)
+        if self._method() == "fork":
+            ours = [fd for w in self._workers for fd in w.process.descriptors()]
+            process: _Forked | _Spawned = _Forked(self._work, ours)
+        else:
+            process = _Spawned(self._work)
+        worker: _Worker[T] = _Worker(process)
         self._workers.append(worker)
         return worker
 
@@ -97,9 +234,10 @@ class Workers(Generic[T, R]):
                     self._hand(worker, pending)
             busy = [w for w in self._workers if w.queue]
             deadline = min(w.since for w in busy) + self._budget
-            ready = wait([w.connection for w in busy], timeout=max(0.0, deadline - time.monotonic()))
+            fds = [w.process.fileno() for w in busy]
+            ready, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
             for worker in busy:
-                if worker.connection in ready:
+                if worker.process.fileno() in ready:
                     self._receive(worker, done, pending)
                 elif time.monotonic() - worker.since >= self._budget:
                     self._replace(worker, done, pending, f"took longer than {self._budget:g} s")
@@ -111,14 +249,13 @@ class Workers(Generic[T, R]):
         chunk = [pending.popleft() for _ in range(min(CHUNK, len(pending)))]
         worker.queue.extend(chunk)
         worker.since = time.monotonic()
-        worker.connection.send(chunk)
+        worker.process.channel.send(chunk)
 
     def _receive(self, worker: _Worker[T], done: dict[int, R], pending: deque[tuple[int, T]]) -> None:
         try:
-            index, outcome = worker.connection.recv()
+            index, outcome = worker.process.channel.recv()
         except (EOFError, OSError):  # the worker died: its document is the one it was on
-            worker.process.join(1)
-            code = worker.process.exitcode
+            code = worker.process.exit_code()
             why = f"its worker process died (exit code {code})" if code is not None else "its worker died"
             self._replace(worker, done, pending, why)
             return
@@ -131,22 +268,20 @@ class Workers(Generic[T, R]):
     ) -> None:
         """Kill the worker; its current target gets the time-out outcome, the rest go back in front."""
         worker.process.kill()
-        worker.process.join()
-        worker.connection.close()
         self._workers.remove(worker)
         index, target = worker.queue.popleft()
         done[index] = self._timed_out(target, why)
         pending.extendleft(reversed(worker.queue))
 
     def close(self) -> None:
-        """Ask every worker to stop, then make sure it has."""
+        """Ask every worker to stop, then make sure it has: one still busy (the run was interrupted)
+        is killed."""
+        idle = [w for w in self._workers if not w.queue]
+        for worker in idle:
+            worker.process.ask_to_stop()
         for worker in self._workers:
-            with suppress(OSError):
-                worker.connection.send(None)
-        for worker in self._workers:
-            worker.process.join(5)
-            if worker.process.is_alive():
+            if worker in idle:
+                worker.process.stop(5)
+            else:
                 worker.process.kill()
-                worker.process.join()
-            worker.connection.close()
         self._workers = []

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evalgate.judging.backends import Backend, BackendError, UnknownBackendError, make_backend
+from evalgate.judging.backends import Backend, BackendError, UnknownBackendError
+from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.inputs import InputItemError, judge_view
 from evalgate.judging.prompt import PromptError, dimension_order, fence_token, render_template
 from evalgate.rubric import Rubric, RubricError, load_rubric

@@ -28,7 +28,8 @@ from typing import Any
 
 import yaml
 
-from evalgate.judging.backends import Backend, UnknownBackendError, make_backend
+from evalgate.judging.backends import Backend, UnknownBackendError
+from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.family import generator_warnings
 from evalgate.judging.judge import JudgeJob, judge_many
 from evalgate.rubric import Rubric, RubricError, load_rubric

@@ -549,6 +549,18 @@ def test_rule_2d1_reads_both_research_skill_output_and_findings() -> None:
     assert finding.line == line_of(text, "1. Z.")
 
 
+def test_a_cited_url_is_placed_on_its_first_line_in_the_document_whatever_the_sections_order() -> None:
+    # Findings before Research Skill Output: the body reads the latter first, the finding names the
+    # document's first line citing the URL outside notes on a failed access
+    text = (
+        f"# Digest equality\n\n## Sources\n\n- [x] [Alpha guide]({A})\n\n## Findings\n\n"
+        f"1. Z. (high confidence; source: {C})\n\n## Research Skill Output\n\n"
+        f"- [fact] X. [source: {A}; {C}]\n"
+    )
+    [finding] = run(text).findings
+    assert finding.line == line_of(text, "1. Z.")
+
+
 def test_code_is_not_a_citation_but_a_lone_url_in_a_code_span_is() -> None:
     skill = f"Cited: {A}\n\n```sh\ncurl {B}\n```\n\nThe call is `curl -s {B}/items` here.\n\nSources: `{C}`"
     text = item(f"- [x] [Alpha guide]({A})", skill=skill)

@@ -42,17 +42,38 @@ def test_nonzero_exit_carries_stderr_tail(tmp_path: Path) -> None:
 
 
 def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
-    marker = tmp_path / "survived"
-    grandchild = tmp_path / "grandchild.py"
-    grandchild.write_text(f"import time\ntime.sleep(1.0)\nopen({str(marker)!r}, 'w').close()\n")
-    # The judge starts a grandchild that would write the marker after the timeout: killing only the
-    # direct child would let it live on.
-    spawn = f"subprocess.Popen([sys.executable, {str(grandchild)!r}])"
-    body = f"import subprocess, sys, time\n{spawn}\ntime.sleep(30)\n"
-    with pytest.raises(BackendError, match=r"timed out after 0\.3 s"):
-        CommandBackend(_script(tmp_path, body), timeout=0.3).complete("p")
-    time.sleep(1.5)  # past the grandchild's write, had it survived
-    assert not marker.exists()
+    # The judge starts a grandchild that sleeps on, and writes its pid down: killing only the direct
+    # child would let the grandchild live on. The timeout leaves ample time to start it.
+    # (its own output elsewhere: a kill that missed it returns at once instead of waiting for its pipes)
+    pid_file = tmp_path / "grandchild.pid"
+    body = (
+        "import subprocess, sys, time\n"
+        "sleeper = [sys.executable, '-c', 'import time; time.sleep(60)']\n"
+        "d = subprocess.DEVNULL\n"
+        "grandchild = subprocess.Popen(sleeper, stdin=d, stdout=d, stderr=d)\n"
+        f"with open({str(pid_file)!r}, 'w') as out:\n"
+        "    out.write(str(grandchild.pid))\n"
+        "time.sleep(60)\n"
+    )
+    with pytest.raises(BackendError, match=r"timed out after 5 s"):
+        CommandBackend(_script(tmp_path, body), timeout=5).complete("p")
+    assert pid_file.exists(), "the judge never started its grandchild"
+    assert _ends(int(pid_file.read_text())), "the grandchild outlived the judge's timeout"
+
+
+def _ends(pid: int, within: float = 30.0) -> bool:
+    """Whether process `pid` is gone or a zombie within `within` seconds (a killed process is, at
+    once; one that lives on never is: the wait bounds a broken kill, it decides nothing else)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
 
 
 SHELL_TAILS = ["; touch {m}", "$(touch {m})", "`touch {m}`", "| touch {m}", "&& touch {m}"]

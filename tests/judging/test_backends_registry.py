@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from evalgate.judging.backends import BackendError, UnknownBackendError, make_backend
+from evalgate.judging.backends import BackendError, UnknownBackendError
 from evalgate.judging.backends.command import CommandBackend
 from evalgate.judging.backends.copilot import CopilotBackend
 from evalgate.judging.backends.openai_compat import OpenAIBackend
 from evalgate.judging.backends.pricing import cost_usd
+from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.backends.replay import RecordingBackend, ReplayBackend
 from evalgate.judging.backends.retry import RetryingBackend, backoff_delay, parse_retry_after
 from evalgate.results import Reply

@@ -69,8 +69,8 @@ def test_corrupt_recording_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_in_a_sandbox_tree_a_replay_directory_is_read_from_the_tree(tmp_path: Path) -> None:
-    from evalgate.judging.backends import make_backend
     from evalgate.judging.backends.process import JudgeSandbox
+    from evalgate.judging.backends.registry import make_backend
 
     workspace, tree = tmp_path / "workspace", tmp_path / "tree"
     for root, text in ((workspace, "the pull request's"), (tree, "the base's")):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalgate.gate import decide
 from evalgate.judging.ensemble import (
+    aggregate,
     band_of,
     combine_dimension,
     critical_fail,
@@ -241,3 +245,15 @@ def test_below_quorum_is_an_error(kw):
     dims = trio(rubric, {"a": [4] * 6, "b": [None] * 6, "c": [None] * 6})
     assert "quorum 2" in (dims[0].error or "")
     assert decide("item.yml", dims, rubric).verdict is Verdict.FAIL
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scores=st.lists(
+        st.one_of(st.integers(1, 5), st.floats(-1e6, 1e6, allow_nan=False)), min_size=1, max_size=7
+    )
+)
+def test_aggregate_is_the_statistics_modules_mean_and_median(scores: list[float]) -> None:
+    # written out so that a judged run does not import statistics (and fractions, decimal with it)
+    assert aggregate(scores, "mean") == statistics.fmean(scores)
+    assert aggregate(scores, "median") == float(statistics.median(scores))

@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from evalgate.judging.backends import BackendError, JudgeSpecError, make_backend
+from evalgate.judging.backends import BackendError, JudgeSpecError
 from evalgate.judging.backends.openai_compat import OpenAIBackend
+from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.backends.transport import JsonTransport, TransportError, _closed_by_peer
 from tests.support import openai_server
 from tests.support.openai_server import ModelServer, ServerReply
@@ -34,11 +35,28 @@ def test_calls_from_one_thread_share_one_kept_alive_connection(model_server: Mod
     assert len(model_server.requests) == 3 and model_server.connections == 1
 
 
+class _Gathering:
+    """A responder that holds each call until `count` calls have arrived, then answers them all:
+    that many are in flight together however slowly the machine starts the threads making them
+    (a fixed delay let the first call end before a late thread's began, on a loaded machine)."""
+
+    def __init__(self, count: int) -> None:
+        self.count, self.arrived = count, 0
+        self.lock = threading.Condition()
+
+    def __call__(self, _body: dict[str, object]) -> ServerReply:
+        with self.lock:
+            self.arrived += 1
+            self.lock.notify_all()
+            self.lock.wait_for(lambda: self.arrived >= self.count, timeout=30)
+        return ServerReply(text="held")
+
+
 def test_threads_share_the_kept_alive_connections(model_server: ModelServer) -> None:
     """No more connections are opened than calls run at once, whichever threads make the calls: a
     run's judge pool has twice as many threads as calls in flight, and against a real endpoint each
     new connection is a TCP and TLS handshake before the call."""
-    model_server.script(*[ServerReply(text="held", delay=0.2)] * 4)  # the first four calls overlap
+    model_server.responder = _Gathering(4)  # the first four calls are in flight together
     backend = OpenAIBackend("m", environ={"OPENAI_BASE_URL": model_server.base_url})
     barrier = threading.Barrier(4)
     errors: list[BaseException] = []

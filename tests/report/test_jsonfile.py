@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalgate.config import Config
-from evalgate.report.jsonfile import json_pieces, pretty_json, render_json, result_line
+from evalgate.report.jsonfile import encoded_pieces, json_pieces, pretty_json, render_json, result_line
 from evalgate.run import run
 
 JSON = st.recursive(
@@ -59,7 +59,11 @@ def test_lines_rendered_during_the_run_make_the_same_report(tmp_path, jobs) -> N
     assert [json.loads(line)["path"] for line in lines] == [r.path for r in report.results]
     assert report.results[0].path == "missing.md" and report.results[6].verdict.value == "ERROR"
     assert render_json(report, lines) == render_json(report)
-    assert "".join(json_pieces(report, lines)) == render_json(report)  # what the command writes
+    assert "".join(json_pieces(report, lines)) == render_json(report)
+    for encoding in ("utf-8", "utf-16-le"):  # what the command writes: its file's UTF-8, stdout's own
+        encoded = [line.encode(encoding) for line in lines]
+        written = b"".join(encoded_pieces(report, encoded, encoding, "strict"))
+        assert written == render_json(report).encode(encoding)
     with pytest.raises(ValueError, match="70 rendered lines for 71 results"):
         render_json(report, lines[1:])
 

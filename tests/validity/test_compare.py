@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalgate.judging.backends import make_backend
+from evalgate.judging.backends.registry import make_backend
 from evalgate.rubric import load_rubric
 from evalgate.validity.compare import (
     PairJudgement,

@@ -2,12 +2,12 @@
 
 A backend is a class with a `name`, a `model` and one method, `complete(prompt) -> Reply`. It raises
 `BackendError` with a human reason when a call fails; `retryable` says whether trying again may help.
-`make_backend("openai:gpt-4o")` builds one from a `--judge` spec (the registry is in `registry.py`).
+`registry.make_backend("openai:gpt-4o")` builds one from a `--judge` spec.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from evalgate.results import Reply
 
@@ -45,14 +45,3 @@ class Backend(Protocol):
     model: str
 
     def complete(self, prompt: str) -> Reply: ...
-
-
-def make_backend(spec: str, **settings: Any) -> Backend:
-    """Build the backend a spec names (`copilot[:MODEL]`, `openai:MODEL`, `command:CMD`, `replay:DIR`).
-
-    Settings: see `registry.BackendSettings` (timeout, attempts, prices, environ, record_dir).
-    """
-    # Imported here because the backend modules import BackendError from this package.
-    from evalgate.judging.backends.registry import make_backend as build
-
-    return build(spec, **settings)
