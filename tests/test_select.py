@@ -45,15 +45,17 @@ def test_a_directory_is_narrowed_to_the_selected_items_and_the_rest_named(
     evaluated = sorted(r["path"] for r in report["results"])
     # binary.md is kept (its front matter cannot be read from its first bytes as text), and its read
     # then says why it is not evaluated: nothing is left out without a reason
-    assert evaluated == ["items/binary.md", "items/ready.md", "items/tagged.md"]
-    assert {r["path"]: r["verdict"] for r in report["results"]}["items/binary.md"] == "ERROR"
+    # broken.md too: front matter that cannot be read cannot say the item is not ready, so a gate
+    # evaluates it (its warning says why the front matter was ignored)
+    assert evaluated == ["items/binary.md", "items/broken.md", "items/ready.md", "items/tagged.md"]
+    by_path = {r["path"]: r for r in report["results"]}
+    assert by_path["items/binary.md"]["verdict"] == "ERROR"
+    assert any(w.startswith("front matter ignored") for w in by_path["items/broken.md"]["warnings"])
     reasons = {e["path"]: e["reason"] for e in report["not_evaluated"]}
     assert reasons == {
         "items/draft.md": "its front matter says status: in-progress; this run evaluates status: reviewing",
         "items/bare.md": "its front matter has no status; this run evaluates status: reviewing",
-        "items/broken.md": reasons["items/broken.md"],
     }
-    assert reasons["items/broken.md"].startswith("its front matter could not be read (invalid YAML")
 
 
 def test_a_file_named_on_its_own_is_evaluated_whatever_it_says(
@@ -78,3 +80,18 @@ def test_select_is_validated() -> None:
         parse_config("select:\n  frontmatter: {status: reviewing}\n", "c.yml")
     with pytest.raises(ConfigError, match=r"c\.yml"):
         parse_config("select:\n  front-matter: {status: {a: b}}\n", "c.yml")
+
+
+def test_a_front_matter_value_cannot_write_a_line_of_the_report(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in the independent review after wave 2: the reason quoted the value as written, so a value
+    with a line break wrote its own line into the text report, e.g. a workflow command where a workflow
+    runs `evalgate check` itself. The value is shown quoted with escapes instead."""
+    forged = 'status: "draft\\n::error file=README.md,line=1::forged\\nOVERALL: PASS"'
+    (repo / "items" / "forged.md").write_text(f"---\n{forged}\n---\n# Forged\n", encoding="utf-8")
+    run_in(repo, ["check", "items", "--root", str(repo)])
+    out = capsys.readouterr().out
+    assert not any(line.startswith(("::", "OVERALL")) for line in out.splitlines()), out
+    shown = "'draft\\n::error file=README.md,line=1::forged\\nOVERALL: PASS'"
+    assert f"its front matter says status: {shown}" in out

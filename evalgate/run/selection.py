@@ -5,7 +5,11 @@ on every item a push touched. Each target's front matter is read from its first 
 front matter lacks a selected value is reported as not evaluated, with what it says instead (nothing
 is dropped without a word), and a target named on its own (a file on the command line, the action's
 `files` input on a dispatch) is evaluated whatever it says: naming it is the choice. A file that
-cannot be read is kept, so that reading it whole reports why.
+cannot be read is kept, so that reading it whole reports why, and so is a file whose front matter
+cannot be read (broken or hostile YAML): it cannot say that it is not ready, and under a gate a
+document the selection cannot read is evaluated, never left out (an independent review found a pull
+request's failing item, its front matter saying `status: completed` but not parsing, left out of a
+`select:` and the required check green). Its front-matter warning says why it was ignored.
 """
 
 from __future__ import annotations
@@ -34,15 +38,24 @@ def _says(value: Any) -> tuple[str, ...]:
 
 
 def why_not_selected(data: dict[str, Any] | None, error: str | None, select: Select) -> str | None:
-    """Why a document with this front matter is not selected, or None when it is."""
+    """Why a document with this front matter is not selected, or None when it is (front matter that
+    could not be read, `error`, says nothing against it: see the module's doc)."""
     if error is not None:
-        return f"its front matter could not be read ({error}), so it cannot say {_wants(select)}"
+        return None
     for key, value in select.front_matter.items():
         says = _says((data or {}).get(key))
         if not set(says) & set(_wanted(value)):
-            found = f"says {key}: {', '.join(says)}" if says else f"has no {key}"
+            found = f"says {key}: {', '.join(map(_shown, says))}" if says else f"has no {key}"
             return f"its front matter {found}; this run evaluates {_wants(select)}"
     return None
+
+
+def _shown(value: str) -> str:
+    """A front-matter value as the reason shows it: as written, or quoted with escapes when a line
+    break or other control character in it would start a line of its own in a report or a log (a
+    value is the document's text: a line of its own could be a forged report line or a workflow
+    command where a caller's log does not switch them off, as the action's does)."""
+    return value if value.isprintable() else repr(value)
 
 
 def _wants(select: Select) -> str:
