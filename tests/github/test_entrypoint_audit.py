@@ -1,7 +1,7 @@
 """The independent review of main after wave 2 (issues 26 and 27's standard, on the new surfaces), run as
 the container runs the action (entrypoint.py, a real git workspace with the test merge commit checked
 out, real webhook payloads, the contract-checked fake GitHub): what a pull request's own files could
-do to the required check through `select: front-matter:`."""
+do to the required check through `select: front-matter:` and the judging `budget:`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 from tests.checks.research_item import research_item
 from tests.github.test_entrypoint_gate_on import _pull_request, _result, _run_pr
 from tests.support.github_api import FakeGitHub
+from tests.support.judge_user import open_to_judges
+from tests.test_gate_on import JUDGE
 
 ITEM = "Research/completed/2026-12-02-selected-item.md"
 SELECT = "select:\n  front-matter: {status: completed}\n"
@@ -50,3 +52,35 @@ def test_an_item_whose_front_matter_says_another_status_is_named_not_evaluated(
     (posted,) = github.check_runs.values()
     said = "its front matter says status: draft; this run evaluates status: completed"
     assert said in run.summary and said in posted["output"]["summary"]
+
+
+def test_a_pull_request_cannot_turn_unjudged_documents_into_a_passing_check(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    """Holds: `budget:` and `on-budget:` are the base commit's policy. A pull request that raises the
+    budget and sets `on-budget: skip` has that reported, not applied: with the base's one call, one of
+    its two new items is NOT_JUDGED, nothing fails, and the required check is a failure (exit 1), not
+    `neutral` or `success`."""
+    judge = tmp_path / "tools" / "judge.py"  # the workflow's judge, outside the workspace
+    judge.parent.mkdir()
+    judge.write_text(JUDGE.replace("| epistemic_labeling | 2 |", "| epistemic_labeling | 4 |"))
+    open_to_judges(tmp_path)
+    text = research_item()
+    other = "Research/completed/2026-12-02-other.md"
+    ws = _pull_request(
+        tmp_path,
+        {".evalgate.yml": "budget: {calls: 1}\n"},
+        {
+            ITEM: text,
+            other: text.replace("Policy digest", "Other digest"),
+            ".evalgate.yml": "budget: {calls: 100}\non-budget: skip\n",
+        },
+    )
+    run = _run_pr(tmp_path, events_dir, ws, github, judges=f"command:python3 {judge}")
+
+    verdicts = sorted(_result(run, path)["verdict"] for path in (ITEM, other))
+    assert verdicts == ["NOT_JUDGED", "PASS"], run.stdout
+    assert run.returncode == 1 and "verdict=NOT_JUDGED" in run.outputs
+    (posted,) = github.check_runs.values()
+    assert posted["conclusion"] == "failure" and posted["head_sha"] == ws.head
+    assert "on-budget: fail → skip" in run.summary and "the run fails" in run.summary
