@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from evalgate.checks import CheckOutcome
 from evalgate.checks.acronym_classify import ProblemKind, classify
 from evalgate.checks.acronym_forms import spelled_tail
-from evalgate.checks.acronym_labels import no_acronym, versioned_stem
+from evalgate.checks.acronym_labels import cited_initials, no_acronym, versioned_stem
 from evalgate.checks.acronym_prose import Prose, comment_spans, inside_spans, prose_line
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.checks.acronym_tokens import token_finder
@@ -139,6 +139,7 @@ def find_problems(
     reversed_: list[AcronymProblem] = []
     judged: set[str] = set()  # tokens already found to be acronyms (see not_acronym below)
     not_acronym: set[str] = set()  # and not: decided once per document, by the token and the text only
+    initials = cited_initials(text)  # for no_acronym: `JB` of `Manchak, JB (2025)`
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
     versioned: dict[str, str] = {}  # OWL2 -> OWL (versioned_stem)
     named_until = (0, 0)  # (line, column) where the last name of words defined after it ends
@@ -158,7 +159,7 @@ def find_problems(
         if len(abbr) == 2 and m.group("suffix") is not None and m.group("suffix")[1:].isdigit():
             continue  # AC-2, IR-4, SM-2: a catalogue's control or a named algorithm, a label as KF3 is
         if abbr not in judged:
-            if no_acronym(abbr, text, table):
+            if no_acronym(abbr, text, table, initials):
                 not_acronym.add(abbr)
                 continue
             judged.add(abbr)

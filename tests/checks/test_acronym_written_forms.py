@@ -275,6 +275,31 @@ def test_a_persons_initials_are_no_acronym_where_a_citation_shows_them() -> None
     assert "QT" in problems("## Findings\n\nQT Okafor argues that queues grow.\n")
 
 
+@pytest.mark.parametrize(
+    ("citation", "initials"),
+    [
+        ("Okafor, QT (2021)", True),
+        ("See de-Okafor, QT (1999).", True),  # a hyphen before the surname
+        ("Ng, QT (2021)", True),
+        ("Ké, QT (2021)", False),  # a capital, then a lower-case letter of a to z
+        ("Okafor, QT (1999a)", False),  # the year is a word of its own
+        ("OKafor, QT (2021)", False),  # a surname is a capital, then a lower-case letter
+        ("2Okafor, QT (2021)", False),  # ... that starts a word
+        ("okafor, QT (2021)", False),
+        ("Okafor, QT (20215)", False),  # no year
+        ("Okafor, QT (1499)", False),
+        ("Okafor and Reyes, QT (2021)", True),
+        ("Okafor, MN, QT (2021)", False),  # after a comma, not a surname
+        ("Okafor\n, QT (2021)", False),  # the surname is on the line of the comma
+    ],
+)
+def test_initials_are_those_written_between_a_surname_and_a_year(citation: str, initials: bool) -> None:
+    text = (
+        f"## Sources\n\n- {citation} Queues at scale.\n\n## Findings\n\nQT Okafor argues that queues grow.\n"
+    )
+    assert ("QT" not in problems(text)) is initials
+
+
 def test_two_capitals_with_a_number_are_a_label_only_there() -> None:
     """QZ-2 is a label; QZ alone is still an acronym, used first where it stands alone."""
     found = problems("Control QZ-2 applies.\n\nThe QZ team reviews it.\n")

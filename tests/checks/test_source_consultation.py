@@ -273,6 +273,7 @@ BOOK = "- [ ] [Okafor & Rivera — *Queue Theory for Release Trains* (2nd ed.)](
         ("- Queue Theory for Release Trains is not directly consulted (a background text).", "explained"),
         ("- As *Queue theory for release trains* shows, waits grow with load.", "cited"),
         ("- Queue theory explains waits.", "not shown"),  # two words of it: no title
+        ("- See the Subqueue Theory for Release Trains note.", "not shown"),  # inside another word
     ],
 )
 def test_the_body_may_name_a_source_by_its_title(body: str, kind: str) -> None:
@@ -297,6 +298,9 @@ def test_not_consulted_words_count_only_in_the_sentence_that_names_it() -> None:
         "Rivera et al. (2021) found that release trains shorten the wait.",  # another year
         "Rivera (2018; 2019) found ...",  # the first year after the name is another
         "Riveras 2019 found ...",  # another word
+        "Garcia-Rivera (2019) found ...",  # the end of another name: a hyphen, a letter or an
+        "D'Rivera (2019) found ...",  # apostrophe before it
+        "McRivera (2019) found ...",
         "Rivera et al. found shorter waits; in an unrelated 2019 report a team of reviewers found more.",
     ],
 )
