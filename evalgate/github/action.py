@@ -52,6 +52,7 @@ from evalgate.github.publish import context_from_env, publish
 from evalgate.github.trusted import run_policy
 from evalgate.github.workflow import add_mask, workflow_command, write_outputs
 from evalgate.judging.backends import JudgeSpecError
+from evalgate.judging.backends.command import JOB_TOKEN_FOR_COPILOT_ONLY
 from evalgate.judging.backends.process import JudgeSandbox, unprivileged_user
 from evalgate.report.render import log_text, render
 from evalgate.results import EXIT_USAGE, GateOnMode, NotEvaluated, Report, exit_code
@@ -188,6 +189,10 @@ def protect_credentials(env: MutableMapping[str, str], inputs: ActionInputs, out
     if inputs.copilot_token:
         # Never the github-token: a judge gets only the credential the user gave it for judging.
         env["COPILOT_GITHUB_TOKEN"] = inputs.copilot_token
+        if inputs.copilot_token == inputs.github_token:
+            # The job's own token (`copilot-token: ${{ github.token }}`) can post check runs: only the
+            # Copilot CLI gets it, never a `command:` judge (evalgate/judging/backends/command.py).
+            env[JOB_TOKEN_FOR_COPILOT_ONLY] = "1"
 
 
 def trust_workspace(env: MutableMapping[str, str], workspace: Path) -> None:

@@ -141,6 +141,8 @@ def headline(report: Report) -> str:
             text += f", {summary['errors']} error(s)"
         if summary["not_judged"]:
             text += f", {summary['not_judged']} not judged"
+    if report.not_evaluated:  # a file the gate did not read must never hide behind "0 of 0 pass"
+        text += f", {len(report.not_evaluated)} changed file(s) not evaluated"
     gate = summary.get("gate_on")
     if gate is not None and gate["mode"] == "new":
         text += f" (gate-on new: {gate['new_findings']} new, {gate['existing_findings']} existed before)"

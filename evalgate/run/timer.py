@@ -12,8 +12,12 @@ tests/test_document_budget.py), so a pattern that backtracks without end is stop
 handler raises `OverBudget`, a BaseException, which passes the `except Exception` that turns a
 check's own failure into an error on its dimension. C code that does not look for signals is not
 stopped: on a document's pass that is linear work on a file of at most `max-file-mb` (a string's
-methods, libyaml on at most 64 KB of front matter). What the pass left half done (a cache it was
-filling) matters to nothing after it: its process has no other document to read.
+methods, libyaml on at most 64 KB of front matter). A stopped pass may leave a module-level memo
+half filled, and this process does read other documents after it (a judged run of a few files, a
+base version under `gate-on: new`): the memos the checks keep are keyed by their whole input and
+written in one step, so a half-done pass leaves an entry missing, never a wrong one. Measured: 210
+passes stopped at random points, each followed by a corpus item in the same process, gave that
+item's result as read alone every time (the 2026-12-04 review of the new surfaces).
 """
 
 from __future__ import annotations

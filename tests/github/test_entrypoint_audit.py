@@ -52,6 +52,10 @@ def test_an_item_whose_front_matter_says_another_status_is_named_not_evaluated(
     (posted,) = github.check_runs.values()
     said = "its front matter says status: draft; this run evaluates status: completed"
     assert said in run.summary and said in posted["output"]["summary"]
+    # the title itself says a changed file went unread: never a bare "0 of 0 file(s) pass"
+    assert posted["output"]["title"].startswith(
+        "evalgate: 0 of 0 file(s) pass, 1 changed file(s) not evaluated"
+    )
 
 
 def test_a_pull_request_cannot_turn_unjudged_documents_into_a_passing_check(

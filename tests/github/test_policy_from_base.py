@@ -451,6 +451,34 @@ def test_a_command_judge_sees_no_inputs_runner_tokens_or_github_token(
     assert leaked == []
 
 
+def test_the_job_token_given_to_copilot_never_reaches_a_command_judge(
+    tmp_path: Path, events_dir: Path, github: FakeGitHub
+) -> None:
+    """Setup 3 (`copilot-token: ${{ github.token }}`) with a `command:` judge beside it: the job's token
+    can post check runs, so it is the Copilot CLI's alone; a command judge gets no COPILOT_GITHUB_TOKEN."""
+    from tests.github.test_entrypoint import GITHUB_TOKEN
+
+    dump = tmp_path / "tools" / "env-judge.py"
+    dump.parent.mkdir()
+    seen = witness(tmp_path) / "seen-env.json"
+    keep_env = f"import json, os\nPath({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
+    dump.write_text("from pathlib import Path\n" + keep_env + judge_script(1))
+    ws = pull_request(tmp_path, GATED, {})
+    run = run_pr(
+        tmp_path,
+        events_dir,
+        ws,
+        api=github.url,
+        judges=f"command:python3 {dump}",
+        comment="never",
+        **{"github-token": GITHUB_TOKEN, "copilot-token": GITHUB_TOKEN},
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    env = json.loads(seen.read_text())
+    assert GITHUB_TOKEN not in env.values() and "COPILOT_GITHUB_TOKEN" not in env
+    assert not any(k.startswith("EVALGATE_JOB_TOKEN") for k in env)
+
+
 def test_a_merge_group_is_judged_by_its_base_policy(tmp_path: Path) -> None:
     ws = pull_request(tmp_path, {".evalgate.yml": "rubric: research-loop\n"}, LENIENT_PR)
     assert ws.merge is not None

@@ -26,15 +26,20 @@ from evalgate.results import Reply
 # API key, is passed on).
 SCRUBBED_PREFIXES = ("INPUT_", "ACTIONS_")
 SCRUBBED_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN"})
+# Set by the action when COPILOT_GITHUB_TOKEN is the job's own token (`copilot-token: ${{ github.token
+# }}`), which can write check runs: then it is the Copilot CLI's alone, and a command judge gets neither.
+JOB_TOKEN_FOR_COPILOT_ONLY = "EVALGATE_JOB_TOKEN_FOR_COPILOT_ONLY"
 
 
 def command_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a command judge runs with: `environ` less the runner's inputs, its `ACTIONS_*`
-    service tokens and URLs, and the workflow's GitHub token."""
+    service tokens and URLs, and the workflow's GitHub token (also as COPILOT_GITHUB_TOKEN, when the
+    action was given the job's token as the Copilot judge's)."""
+    scrubbed = set(SCRUBBED_VARIABLES) | {JOB_TOKEN_FOR_COPILOT_ONLY}
+    if environ.get(JOB_TOKEN_FOR_COPILOT_ONLY):
+        scrubbed.add("COPILOT_GITHUB_TOKEN")
     return {
-        k: v
-        for k, v in environ.items()
-        if k not in SCRUBBED_VARIABLES and not k.upper().startswith(SCRUBBED_PREFIXES)
+        k: v for k, v in environ.items() if k not in scrubbed and not k.upper().startswith(SCRUBBED_PREFIXES)
     }
 
 
