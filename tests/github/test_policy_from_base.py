@@ -433,14 +433,20 @@ def test_forged_cache_entries_committed_by_the_pr_get_the_real_judges_verdict(
 # ------------------------------------------------------------------ the judge's environment
 
 
-def test_a_command_judge_sees_no_inputs_runner_tokens_or_github_token(
-    tmp_path: Path, events_dir: Path
-) -> None:
+def _environment_judge(tmp_path: Path) -> tuple[Path, Path]:
+    """A command judge that writes the environment it was given to a file, then scores 1."""
     dump = tmp_path / "tools" / "env-judge.py"
     dump.parent.mkdir()
     seen = witness(tmp_path) / "seen-env.json"
     keep_env = f"import json, os\nPath({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
     dump.write_text("from pathlib import Path\n" + keep_env + judge_script(1))
+    return dump, seen
+
+
+def test_a_command_judge_sees_no_inputs_runner_tokens_or_github_token(
+    tmp_path: Path, events_dir: Path
+) -> None:
+    dump, seen = _environment_judge(tmp_path)
     ws = pull_request(tmp_path, GATED, {})
     run = run_pr(tmp_path, events_dir, ws, api=OFFLINE_API, judges=f"command:python3 {dump}")
     assert run.returncode == 1, run.stdout + run.stderr
@@ -458,11 +464,7 @@ def test_the_job_token_given_to_copilot_never_reaches_a_command_judge(
     can post check runs, so it is the Copilot CLI's alone; a command judge gets no COPILOT_GITHUB_TOKEN."""
     from tests.github.test_entrypoint import GITHUB_TOKEN
 
-    dump = tmp_path / "tools" / "env-judge.py"
-    dump.parent.mkdir()
-    seen = witness(tmp_path) / "seen-env.json"
-    keep_env = f"import json, os\nPath({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
-    dump.write_text("from pathlib import Path\n" + keep_env + judge_script(1))
+    dump, seen = _environment_judge(tmp_path)
     ws = pull_request(tmp_path, GATED, {})
     run = run_pr(
         tmp_path,
