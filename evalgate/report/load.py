@@ -96,6 +96,18 @@ class _Fields:
             raise ReportLoadError(f"{self.at(name)}: expected a number or null, got {_kind(value)}")
         return value
 
+    def per_dimension(self, name: str, *, whole: bool) -> tuple[tuple[str, Any], ...]:
+        """An object of dimension: number or null (`whole`: integers only), as (dimension, value)
+        pairs; absent or null is none."""
+        values = self.raw.get(name) or {}
+        kinds: tuple[type, ...] = (int,) if whole else (int, float)
+        if not isinstance(values, dict) or not all(
+            v is None or (isinstance(v, kinds) and not isinstance(v, bool)) for v in values.values()
+        ):
+            expected = "integer" if whole else "number"
+            raise ReportLoadError(f"{self.at(name)}: expected an object of dimension: {expected} or null")
+        return tuple((str(k), v) for k, v in values.items())
+
     def flag(self, name: str, default: bool = False) -> bool:
         value = self._get(name, False)
         if value is None:
@@ -259,18 +271,13 @@ def _against_base(raw: Any, where: str) -> AgainstBase | None:
         return None
     f = _Fields(raw, where)
     f.choice("mode", ("new",))
-    scores = f.raw.get("base_scores") or {}
-    if not isinstance(scores, dict) or not all(
-        v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in scores.values()
-    ):
-        raise ReportLoadError(f"{f.at('base_scores')}: expected an object of dimension: integer or null")
     return AgainstBase(
         base_sha=f.text("base"),
         base_path=f.optional_text("base_path"),
         new=f.integer("new_findings"),
         existing=f.integer("existing_findings"),
         base_mean=f.optional_number("base_mean"),
-        base_scores=tuple((str(k), v) for k, v in scores.items()),
+        base_scores=f.per_dimension("base_scores", whole=True),
         existed_rules=tuple(_rule_check(item, at) for at, item in f.items("existed_rules")),
         note=f.optional_text("note"),
         base_calls=tuple(_judge_call(item, at) for at, item in f.items("base_judges")),
@@ -313,18 +320,13 @@ def _calibration(raw: Any, where: str) -> CalibrationStatus | None:
     if raw is None:
         return None
     f = _Fields(raw, where)
-    kappa = f.raw.get("kappa") or {}
-    if not isinstance(kappa, dict) or not all(
-        v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in kappa.values()
-    ):
-        raise ReportLoadError(f"{f.at('kappa')}: expected an object of dimension: number or null")
     return CalibrationStatus(
         current=f.flag("current"),
         text=f.text("text"),
         record=f.optional_text("record"),
         date=f.optional_text("date"),
         required=f.flag("required"),
-        kappa=tuple((str(k), None if v is None else float(v)) for k, v in kappa.items()),
+        kappa=tuple((k, None if v is None else float(v)) for k, v in f.per_dimension("kappa", whole=False)),
     )
 
 
