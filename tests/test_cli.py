@@ -273,10 +273,33 @@ def test_listed_commands_help_is_their_modules_help():
         sub = next(a for a in parser._actions if a.dest == "command")
         return {c.dest: c.help for c in sub._choices_actions}
 
-    assert helps(build_parser(for_command="check")) == helps(build_parser())
+    assert helps(build_parser(for_command="")) == helps(build_parser())  # `evalgate`, `evalgate --help`
+    assert helps(build_parser(for_command="bogus")) == helps(build_parser())  # its error lists them
     full = build_parser()
     sub = next(a for a in full._actions if a.dest == "command")
     assert "--bar" in sub.choices["calibrate"].format_help()  # a module command's own options
+
+
+def test_a_command_builds_its_own_subparser_alone(capsys):
+    """The command that runs gets its subparser and no other (each is an ArgumentParser to build);
+    `--help` before a command, or no command, still lists every one."""
+    from evalgate.cli import build_parser
+
+    def commands(parser):
+        return set(next(a for a in parser._actions if a.dest == "command").choices)
+
+    assert commands(build_parser(for_command="check")) == {"check"}
+    assert commands(build_parser(for_command="schema")) == {"schema"}
+    assert commands(build_parser(for_command="fix")) == {"fix"}
+    assert main(["schema", "config"]) == 0 and '"properties"' in capsys.readouterr().out
+    for argv in (["--help"], ["-h", "check"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        listed = capsys.readouterr().out
+        assert all(name in listed for name in ("check", "prompt", "changed", "schema", "calibrate", "fix"))
+    with pytest.raises(SystemExit):
+        main(["bogus"])
+    assert "invalid choice: 'bogus' (choose from 'check', 'prompt'" in capsys.readouterr().err
 
 
 # Imported only by runs that need them: the HTTP stack and templates by judge calls or posting, rich
@@ -348,6 +371,22 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
     # an option that needs validation still gets it
     (workdir / "out.json").unlink()
     assert main(["check", "item.md", "--jobs", "0"]) == 2
+
+
+def test_the_text_report_of_a_few_files_imports_no_rubric_health(workdir):
+    """The default text report shows rubric health from HEALTH_MIN_FILES files on: for fewer, a
+    pre-commit hook's one file, the health module is not imported at all (nor the other formats')."""
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "from evalgate.cli import main\n"
+        "print(main(['check', 'item.md', '--judge', 'none', '--output', 'out.txt']))\n"
+    )
+    printed, loaded = _loaded_after(script, workdir)
+    assert printed == ["1"]
+    assert "evalgate.report.text" in loaded
+    unused = ("evalgate.report.health", "evalgate.report.jsonfile", "evalgate.report.summary")
+    assert [m for m in unused if m in loaded] == []
+    assert "FAIL" in (workdir / "out.txt").read_text(encoding="utf-8")
 
 
 def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_stack(workdir):

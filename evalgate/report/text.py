@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalgate.report import HEALTH_MIN_FILES
 from evalgate.report.escape import visible_name
 from evalgate.report.reasons import (
     EXISTED,
@@ -144,6 +145,8 @@ def _run_lines(report: Report) -> list[str]:
 
 def _health_lines(report: Report) -> list[str]:
     """Rubric health of the run, from MIN_FILES evaluated files on (fewer make the shares noise)."""
+    if len(report.results) < HEALTH_MIN_FILES:  # too few to evaluate that many: no import
+        return []
     from evalgate.report import health
 
     rows = health.report_rows(report)
