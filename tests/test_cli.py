@@ -315,6 +315,7 @@ NOT_FOR_ONE_FILE = (
     "concurrent.futures.process",
     "evalgate.judging.setup",
     "evalgate.judging.judge",
+    "evalgate.judgement",  # what a judge gave: the reply, the scores, the quotes
     "evalgate.github.api",
     "multiprocessing",  # one file is timed in this process (evalgate.run.timer), more forked by os.fork
     "subprocess",
@@ -326,7 +327,7 @@ NOT_FOR_ONE_FILE = (
 # standard library's; other backends; the pool and the modules of other commands; statistics (with
 # fractions and decimal) for a mean; pydantic without a file to validate.
 NOT_FOR_A_JUDGED_FILE = (
-    *(m for m in NOT_FOR_ONE_FILE if not m.startswith("evalgate.judging.") and m != "jinja2"),
+    *(m for m in NOT_FOR_ONE_FILE if not m.startswith(("evalgate.judging.", "evalgate.judgement", "jinja2"))),
     "charset_normalizer",
     "idna",
     "evalgate.judging.backends.copilot",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from evalgate.report import HEALTH_MIN_FILES
 from evalgate.report.escape import visible_name
 from evalgate.report.reasons import (
@@ -21,7 +23,10 @@ from evalgate.report.reasons import (
     unmet,
 )
 from evalgate.report.usage import file_usage, run_usage_line, seconds, shows_file_usage
-from evalgate.results import Evidence, FileResult, Report, Status, Verdict
+from evalgate.results import FileResult, Report, Status, Verdict
+
+if TYPE_CHECKING:  # a judged result's quotes: a run without a judge never imports them
+    from evalgate.judgement import Evidence
 
 _MARK = {
     Verdict.PASS: "PASS ",
