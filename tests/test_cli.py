@@ -316,6 +316,7 @@ NOT_FOR_ONE_FILE = (
     "evalgate.judging.setup",
     "evalgate.judging.judge",
     "evalgate.judgement",  # what a judge gave: the reply, the scores, the quotes
+    "evalgate.rubrics.review_params",  # the research-review pack's checks' parameters
     "evalgate.github.api",
     "multiprocessing",  # one file is timed in this process (evalgate.run.timer), more forked by os.fork
     "subprocess",
