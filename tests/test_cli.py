@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,6 +301,35 @@ def test_a_command_builds_its_own_subparser_alone(capsys):
     with pytest.raises(SystemExit):
         main(["bogus"])
     assert "invalid choice: 'bogus' (choose from 'check', 'prompt'" in capsys.readouterr().err
+
+
+def test_the_console_script_imports_the_cli_with_the_collector_paused_then_frozen(workdir):
+    """pyproject.toml's `evalgate` script is evalgate.__main__:main (pip's wrapper imports and calls
+    it, as bench/userpython.py's does): the CLI's import runs with the cyclic collector paused, what it
+    built is frozen out of later collections, and the command then runs with the collector on."""
+    import tomllib
+
+    from evalgate import __main__ as entry
+
+    with open(Path(entry.__file__).parents[1] / "pyproject.toml", "rb") as project:
+        assert tomllib.load(project)["project"]["scripts"]["evalgate"] == "evalgate.__main__:main"
+    script = (
+        "import atexit, gc, sys\n"
+        "mid_import = []\n"  # a collection while evalgate.cli is loaded but not yet run to its end
+        "cli = lambda: sys.modules.get('evalgate.cli')\n"
+        "gc.callbacks.append(lambda phase, info: mid_import.append(cli() and not hasattr(cli(), 'main')))\n"
+        "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 10000,"
+        " 'evalgate.config' in sys.modules, any(mid_import)))\n"
+        "sys.argv = ['evalgate', 'schema', 'config']\n"
+        "from evalgate.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    *schema, state = proc.stdout.splitlines()
+    assert json.loads("\n".join(schema))["title"] == "Config"
+    # collecting afterwards; frozen: the CLI's import; loaded; and no collection ran mid-import
+    assert state == "True True True False"
 
 
 # Imported only by runs that need them: the HTTP stack and templates by judge calls or posting, rich
