@@ -40,13 +40,27 @@ class UsageError(Exception):
 
 
 def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; given `for_command`, the commands that live in their own module are
-    only listed (with their help) unless it is theirs, so running one does not import the others."""
+    """The whole command line. Given `for_command`, the command that runs, only its subparser: the
+    other commands are neither imported (those in their own module pull in the judging stack) nor
+    built (a subparser is an ArgumentParser of its own: the eleven others were ~1% of a one-file
+    check's instructions). Given another word or none (`evalgate --help`), every command, those in
+    their own module only listed with their help."""
     parser = argparse.ArgumentParser(prog="evalgate", description="Gate CI on research documents.")
     parser.add_argument("--version", action="version", version=f"evalgate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    known = for_command in BUILT_IN_COMMANDS or for_command in MODULE_COMMANDS
+    for name, (add_options, help_text) in BUILT_IN_COMMANDS.items():
+        if not known or for_command == name:
+            add_options(sub.add_parser(name, help=help_text))
+    for name, (module, help_text) in MODULE_COMMANDS.items():
+        if for_command is None or for_command == name:
+            importlib.import_module(module).register(sub, help_text)
+        elif not known:
+            sub.add_parser(name, help=help_text)  # listed in --help; its options come with its module
+    return parser
 
-    check = sub.add_parser("check", help="evaluate markdown files (files, directories, globs)")
+
+def _check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "paths",
         nargs="*",
@@ -65,7 +79,8 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     )
     check.add_argument("--base", metavar="REV", help="with --gate-on new: the commit to compare with")
 
-    prompt = sub.add_parser("prompt", help="print the rendered judge prompt for a file")
+
+def _prompt_options(prompt: argparse.ArgumentParser) -> None:
     prompt.add_argument("file")
     prompt.add_argument("--rubric")
     prompt.add_argument("--seed", type=int, default=0)
@@ -77,7 +92,8 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         help="the judge's place in the --judge list, 0 for the first (the criteria order depends on it)",
     )
 
-    changed = sub.add_parser("changed", help="print the files a revision range would evaluate")
+
+def _changed_options(changed: argparse.ArgumentParser) -> None:
     changed.add_argument("--base", required=True)
     changed.add_argument("--head", default="HEAD")
     changed.add_argument("--paths", default=None, help="glob (default Research/completed/**/*.md)")
@@ -86,17 +102,21 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         "--three-dot", action="store_true", help="diff from the merge base (as a pull request)"
     )
 
-    schema = sub.add_parser(
-        "schema", help="print the JSON schema of a rubric file, .evalgate.yml, or a pilot's outputs"
-    )
+
+def _schema_options(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("which", choices=("rubric", "config", "pilot-record", "pilot-summary"))
 
-    for name, (module, help_text) in MODULE_COMMANDS.items():
-        if for_command is None or for_command == name:
-            importlib.import_module(module).register(sub, help_text)
-        else:
-            sub.add_parser(name, help=help_text)  # listed in --help; its options come with its module
-    return parser
+
+# The commands this module runs (COMMANDS below): each adds its options to its subparser.
+BUILT_IN_COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]] = {
+    "check": (_check_options, "evaluate markdown files (files, directories, globs)"),
+    "prompt": (_prompt_options, "print the rendered judge prompt for a file"),
+    "changed": (_changed_options, "print the files a revision range would evaluate"),
+    "schema": (
+        _schema_options,
+        "print the JSON schema of a rubric file, .evalgate.yml, or a pilot's outputs",
+    ),
+}
 
 
 # Commands that live with their own concept, in their own module, whose register() adds the
@@ -119,8 +139,9 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _command_word(argv: Sequence[str]) -> str:
-    """The command the arguments name (the first word that is not an option), or ''."""
-    return next((a for a in argv if not a.startswith("-")), "")
+    """The command the arguments name when they start with it, or '' (`--help` before a command
+    asks for the whole command line, every command listed)."""
+    return argv[0] if argv and not argv[0].startswith("-") else ""
 
 
 def _progress_bar(total_hint: bool) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:

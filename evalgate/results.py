@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from evalgate.rubric import CalibrationStatus
 
 # Defined with the rest of the accounting in evalgate.usage; most of the package imports them from here.
 from evalgate.usage import JudgeCall as JudgeCall
-from evalgate.usage import Reply as Reply
 from evalgate.usage import RunBudget, Usage
+
+if TYPE_CHECKING:  # what a judge gave: imported by a run that judges (evalgate.judgement)
+    from evalgate.judgement import Evidence, JudgeScore
 
 DimensionKind = Literal["deterministic", "judge"]
 
@@ -78,36 +80,6 @@ class Finding:
             out["rule"] = self.rule
         if self.existed:
             out["existed"] = True
-        return out
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A verbatim quote a judge gave as evidence, and whether it was found in the document."""
-
-    quote: str
-    verified: bool
-    line: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"quote": self.quote, "verified": self.verified, "line": self.line}
-
-
-@dataclass(frozen=True)
-class JudgeScore:
-    """One judge's score for one dimension (kept per judge so ensembles and agreement can use it),
-    and where the dimension stood in the criteria list that judge was shown (1 = first), so a
-    position effect can be measured."""
-
-    judge: str
-    score: int | None
-    error: str | None = None
-    position: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"judge": self.judge, "score": self.score, "error": self.error}
-        if self.position is not None:
-            out["position"] = self.position
         return out
 
 

@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 
-from evalgate.rubrics.params import AnyParams, ParamsOfTheCheck
+from evalgate.rubrics.params import CheckParams, ParamsOfTheCheck
 from evalgate.yamlsafe import (
     STRICT,
     Checked,
@@ -83,8 +83,9 @@ class Dimension:
     examples: tuple[Example, ...] = ()
     # a judged dimension may also be computed mechanically by this deterministic check id
     mechanical: str | None = None
-    # a deterministic check's parameters (see CHECK_PARAMS); absent: the check's defaults
-    params: Annotated[AnyParams | None, ParamsOfTheCheck()] = None
+    # a deterministic check's parameters, of its own check's type (rubrics.params.params_type); absent:
+    # the check's defaults
+    params: Annotated[CheckParams | None, ParamsOfTheCheck()] = None
     # what reports list the dimension under (a review skill: `remove-ai-slop`); `a/b` is part b of a
     # (`peer-reviewer/alternative-explanations`); absent: the dimension stands on its own
     group: Annotated[str, Constraint(pattern=r"^[a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)?$")] | None = None

@@ -1,12 +1,12 @@
 """What judging used: calls, tokens, dollars, Copilot premium requests and AI credits, per judge call,
 per document and per run.
 
-A backend returns each `Reply` with what its vendor reported; a judge's work on one file is one
-`JudgeCall`; `Usage.of(calls)` adds them up for a document or a run. An amount a call did not report
-is unknown, never zero: `Amount` keeps the sum of the calls that reported it apart from the number
-of calls that did not, so a total is only a total when nothing is missing, and otherwise reads
-"at least $X (N calls of unknown cost)". A judgement answered from the cache made no call and cost
-nothing.
+A backend returns each `Reply` (evalgate.judgement) with what its vendor reported; a judge's work on
+one file is one `JudgeCall`; `Usage.of(calls)` adds them up for a document or a run. An amount a call
+did not report is unknown, never zero: `Amount` keeps the sum of the calls that reported it apart from
+the number of calls that did not, so a total is only a total when nothing is missing, and otherwise
+reads "at least $X (N calls of unknown cost)". A judgement answered from the cache made no call and
+cost nothing.
 
 Premium requests and AI credits are what the Copilot CLI bills in; they are counted over the
 `copilot` backend's calls only (another backend has none to report).
@@ -21,23 +21,6 @@ from typing import Any, Literal
 
 # Backends whose calls are billed in Copilot premium requests and AI credits.
 COPILOT_BILLED = frozenset({"copilot"})
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a judge backend returns for one prompt, with the usage its vendor reported (None: not
-    reported). `attempts` counts the calls made for it, retried ones included; `latency_ms` runs
-    from the first attempt to this reply."""
-
-    text: str
-    model: str
-    latency_ms: float
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    premium_requests: float | None = None  # Copilot premium requests, multipliers applied
-    credits: float | None = None  # Copilot AI credits (1 credit = $0.01 under usage-based billing)
-    attempts: int = 1
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -273,10 +274,62 @@ def test_listed_commands_help_is_their_modules_help():
         sub = next(a for a in parser._actions if a.dest == "command")
         return {c.dest: c.help for c in sub._choices_actions}
 
-    assert helps(build_parser(for_command="check")) == helps(build_parser())
+    assert helps(build_parser(for_command="")) == helps(build_parser())  # `evalgate`, `evalgate --help`
+    assert helps(build_parser(for_command="bogus")) == helps(build_parser())  # its error lists them
     full = build_parser()
     sub = next(a for a in full._actions if a.dest == "command")
     assert "--bar" in sub.choices["calibrate"].format_help()  # a module command's own options
+
+
+def test_a_command_builds_its_own_subparser_alone(capsys):
+    """The command that runs gets its subparser and no other (each is an ArgumentParser to build);
+    `--help` before a command, or no command, still lists every one."""
+    from evalgate.cli import build_parser
+
+    def commands(parser):
+        return set(next(a for a in parser._actions if a.dest == "command").choices)
+
+    assert commands(build_parser(for_command="check")) == {"check"}
+    assert commands(build_parser(for_command="schema")) == {"schema"}
+    assert commands(build_parser(for_command="fix")) == {"fix"}
+    assert main(["schema", "config"]) == 0 and '"properties"' in capsys.readouterr().out
+    for argv in (["--help"], ["-h", "check"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        listed = capsys.readouterr().out
+        assert all(name in listed for name in ("check", "prompt", "changed", "schema", "calibrate", "fix"))
+    with pytest.raises(SystemExit):
+        main(["bogus"])
+    assert "invalid choice: 'bogus' (choose from 'check', 'prompt'" in capsys.readouterr().err
+
+
+def test_the_console_script_imports_the_cli_with_the_collector_paused_then_frozen(workdir):
+    """pyproject.toml's `evalgate` script is evalgate.__main__:main (pip's wrapper imports and calls
+    it, as bench/userpython.py's does): the CLI's import runs with the cyclic collector paused, what it
+    built is frozen out of later collections, and the command then runs with the collector on."""
+    import tomllib
+
+    from evalgate import __main__ as entry
+
+    with open(Path(entry.__file__).parents[1] / "pyproject.toml", "rb") as project:
+        assert tomllib.load(project)["project"]["scripts"]["evalgate"] == "evalgate.__main__:main"
+    script = (
+        "import atexit, gc, sys\n"
+        "mid_import = []\n"  # a collection while evalgate.cli is loaded but not yet run to its end
+        "cli = lambda: sys.modules.get('evalgate.cli')\n"
+        "gc.callbacks.append(lambda phase, info: mid_import.append(cli() and not hasattr(cli(), 'main')))\n"
+        "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 10000,"
+        " 'evalgate.config' in sys.modules, any(mid_import)))\n"
+        "sys.argv = ['evalgate', 'schema', 'config']\n"
+        "from evalgate.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    *schema, state = proc.stdout.splitlines()
+    assert json.loads("\n".join(schema))["title"] == "Config"
+    # collecting afterwards; frozen: the CLI's import; loaded; and no collection ran mid-import
+    assert state == "True True True False"
 
 
 # Imported only by runs that need them: the HTTP stack and templates by judge calls or posting, rich
@@ -292,6 +345,8 @@ NOT_FOR_ONE_FILE = (
     "concurrent.futures.process",
     "evalgate.judging.setup",
     "evalgate.judging.judge",
+    "evalgate.judgement",  # what a judge gave: the reply, the scores, the quotes
+    "evalgate.rubrics.review_params",  # the research-review pack's checks' parameters
     "evalgate.github.api",
     "multiprocessing",  # one file is timed in this process (evalgate.run.timer), more forked by os.fork
     "subprocess",
@@ -303,7 +358,7 @@ NOT_FOR_ONE_FILE = (
 # standard library's; other backends; the pool and the modules of other commands; statistics (with
 # fractions and decimal) for a mean; pydantic without a file to validate.
 NOT_FOR_A_JUDGED_FILE = (
-    *(m for m in NOT_FOR_ONE_FILE if not m.startswith("evalgate.judging.") and m != "jinja2"),
+    *(m for m in NOT_FOR_ONE_FILE if not m.startswith(("evalgate.judging.", "evalgate.judgement", "jinja2"))),
     "charset_normalizer",
     "idna",
     "evalgate.judging.backends.copilot",
@@ -348,6 +403,22 @@ def test_a_structural_check_of_one_file_imports_nothing_it_does_not_use(workdir)
     # an option that needs validation still gets it
     (workdir / "out.json").unlink()
     assert main(["check", "item.md", "--jobs", "0"]) == 2
+
+
+def test_the_text_report_of_a_few_files_imports_no_rubric_health(workdir):
+    """The default text report shows rubric health from HEALTH_MIN_FILES files on: for fewer, a
+    pre-commit hook's one file, the health module is not imported at all (nor the other formats')."""
+    (workdir / "item.md").write_text(GOOD, encoding="utf-8")
+    script = (
+        "from evalgate.cli import main\n"
+        "print(main(['check', 'item.md', '--judge', 'none', '--output', 'out.txt']))\n"
+    )
+    printed, loaded = _loaded_after(script, workdir)
+    assert printed == ["1"]
+    assert "evalgate.report.text" in loaded
+    unused = ("evalgate.report.health", "evalgate.report.jsonfile", "evalgate.report.summary")
+    assert [m for m in unused if m in loaded] == []
+    assert "FAIL" in (workdir / "out.txt").read_text(encoding="utf-8")
 
 
 def test_a_judged_run_through_an_openai_endpoint_imports_no_third_party_http_stack(workdir):

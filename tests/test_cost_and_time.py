@@ -18,12 +18,13 @@ import pytest
 from evalgate.cli import main
 from evalgate.config import Config
 from evalgate.github.checks_run import conclusion
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.copilot import CopilotBackend, read_usage
 from evalgate.judging.backends.retry import RetryingBackend
 from evalgate.judging.judge import judge_document
 from evalgate.report.render import render
-from evalgate.results import Reply, Verdict, exit_code
+from evalgate.results import Verdict, exit_code
 from evalgate.rubric import load_rubric
 from evalgate.run import run
 from evalgate.usage import Amount, JudgeCall, Usage

@@ -7,8 +7,9 @@ from dataclasses import replace
 import pytest
 
 from evalgate.gate import decide, error_result
+from evalgate.judgement import JudgeScore
 from evalgate.judging.ensemble import round_half_up
-from evalgate.results import DimensionResult, JudgeCall, JudgeScore, Rule, Status, Verdict
+from evalgate.results import DimensionResult, JudgeCall, Rule, Status, Verdict
 from evalgate.rubric import load_rubric
 
 

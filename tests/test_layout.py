@@ -13,11 +13,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "evalgate"
 
 # Lowest first. A module may import its own stage and any stage listed before it; nothing else.
-# Within the base, the data types (usage and rubric below results, which holds them) and the YAML
-# loader sit below the configuration.
+# Within the base, the data types (usage, rubric and judgement below results, which holds them) and
+# the YAML loader sit below the configuration.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalgate", "evalgate.yamlsafe"),
-    ("evalgate.usage", "evalgate.rubric"),
+    ("evalgate.usage", "evalgate.rubric", "evalgate.judgement"),
     ("evalgate.results",),
     ("evalgate.config", "evalgate.discover"),
     ("evalgate.document",),

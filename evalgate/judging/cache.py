@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evalgate.results import Reply
+from evalgate.judgement import Reply
 
 DEFAULT_CACHE_DIR = Path(".evalgate-cache")
 ENTRY_FORMAT = 1

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from math import fsum
 
-from evalgate.results import DimensionResult, JudgeScore, Rule, RuleCheck, Status
+from evalgate.results import DimensionResult, Rule, RuleCheck, Status
 from evalgate.rubric import Dimension, Ensemble
 
 
@@ -36,6 +36,10 @@ def combine_dimension(
     """One dimension's result from each judge's result for it."""
     if len(per_judge) == 1:
         return per_judge[0][1]
+    # here, not at the top: the gate imports this module for every run, and a run without several
+    # judges makes no JudgeScore (evalgate.judgement)
+    from evalgate.judgement import JudgeScore
+
     judge_scores = tuple(
         JudgeScore(label, r.score, r.error, r.judge_scores[0].position if r.judge_scores else None)
         for label, r in per_judge

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from evalgate.document import Document
-from evalgate.results import Evidence
+from evalgate.judgement import Evidence
 
 _TRANSLATE = str.maketrans(
     {

@@ -16,13 +16,14 @@ from dataclasses import dataclass, replace
 from math import fsum
 
 from evalgate.document import Document
+from evalgate.judgement import JudgeScore, Reply
 from evalgate.judging.backends import Backend, BackendError
 from evalgate.judging.budget import BudgetReached, JudgingBudget
 from evalgate.judging.cache import CacheKey, JudgeCache, document_sha256
 from evalgate.judging.evidence import verify_quotes
 from evalgate.judging.parse import DimensionReply, ParsedReply, parse_reply
 from evalgate.judging.prompt import PromptError, RenderedPrompt, render_judge_prompt, render_repair_prompt
-from evalgate.results import DimensionResult, JudgeCall, JudgeScore, Reply, Status, Verdict
+from evalgate.results import DimensionResult, JudgeCall, Status, Verdict
 from evalgate.rubric import Rubric
 from evalgate.usage import total
 

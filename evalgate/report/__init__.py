@@ -6,3 +6,7 @@ the same in every format (`reasons`), what judging used and how long it took in 
 (`usage`: an unknown cost stays unknown), and reads a results file back (`load`). GitHub's own
 surfaces (check runs, comments, outputs) are in `evalgate.github`.
 """
+
+# A run's own report shows rubric health (evalgate.report.health) from this many evaluated files on:
+# here, so a report of fewer files knows it without importing that module.
+HEALTH_MIN_FILES = 20

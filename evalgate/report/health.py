@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from evalgate.report import HEALTH_MIN_FILES
 from evalgate.results import Report, Status
 
 LOOSE_SHARE = 0.8  # the protocol's 80%
 TOP_SCORES = (4, 5)
-MIN_FILES = 20  # a run's own report shows rubric health from this many evaluated files on
+MIN_FILES = HEALTH_MIN_FILES  # a run's own report shows rubric health from this many evaluated files on
 SCALE = (1, 2, 3, 4, 5)
 
 

@@ -17,17 +17,16 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
+from evalgate.judgement import Evidence, JudgeScore
 from evalgate.results import (
     AgainstBase,
     Decision,
     DimensionKind,
     DimensionResult,
-    Evidence,
     FileResult,
     Finding,
     GateOn,
     JudgeCall,
-    JudgeScore,
     Report,
     RubricRef,
     Rule,

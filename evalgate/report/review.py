@@ -32,8 +32,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from evalgate.judgement import Evidence
 from evalgate.report.escape import visible_name
-from evalgate.results import DimensionResult, Evidence, FileResult, Report, Status, Verdict
+from evalgate.results import DimensionResult, FileResult, Report, Status, Verdict
 from evalgate.rubric import Rubric
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")

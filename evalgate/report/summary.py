@@ -9,6 +9,7 @@ messages, reasoning) goes through `escape`.
 
 from __future__ import annotations
 
+from evalgate.report import HEALTH_MIN_FILES
 from evalgate.report.escape import markdown_cell, markdown_code, markdown_text, utf8_len, visible_name
 from evalgate.report.reasons import (
     EXISTED,
@@ -294,6 +295,8 @@ def _blocks(report: Report) -> list[str]:
 
 def _health(report: Report) -> list[str]:
     """Rubric health of the run itself, once it covers enough files for the shares to mean anything."""
+    if len(report.results) < HEALTH_MIN_FILES:  # too few to evaluate that many: no import
+        return []
     from evalgate.report import health
 
     rows = health.report_rows(report)

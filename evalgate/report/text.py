@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from evalgate.report import HEALTH_MIN_FILES
 from evalgate.report.escape import visible_name
 from evalgate.report.reasons import (
     EXISTED,
@@ -20,7 +23,10 @@ from evalgate.report.reasons import (
     unmet,
 )
 from evalgate.report.usage import file_usage, run_usage_line, seconds, shows_file_usage
-from evalgate.results import Evidence, FileResult, Report, Status, Verdict
+from evalgate.results import FileResult, Report, Status, Verdict
+
+if TYPE_CHECKING:  # a judged result's quotes: a run without a judge never imports them
+    from evalgate.judgement import Evidence
 
 _MARK = {
     Verdict.PASS: "PASS ",
@@ -144,6 +150,8 @@ def _run_lines(report: Report) -> list[str]:
 
 def _health_lines(report: Report) -> list[str]:
     """Rubric health of the run, from MIN_FILES evaluated files on (fewer make the shares noise)."""
+    if len(report.results) < HEALTH_MIN_FILES:  # too few to evaluate that many: no import
+        return []
     from evalgate.report import health
 
     rows = health.report_rows(report)

@@ -1,21 +1,16 @@
 """The deterministic checks' parameters (`params:` under a rubric's dimension), as types: what each
 check takes, its defaults (the research-loop rubric's shipped values) and its own rules. Part of the
-rubric's data, like the packs beside this module; `evalgate.rubric.Dimension` holds them."""
+rubric's data, like the packs beside this module; `evalgate.rubric.Dimension` holds them.
+
+The research-review pack's checks' types are in evalgate.rubrics.review_params, imported only when
+one of them is asked for (`params_type`, or by name from this module): a research-loop run does not
+create them."""
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Annotated, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union
 
-from evalgate.rubrics.review_words import (
-    EVIDENCE_VERBS,
-    HEDGES,
-    MANNER_WORDS,
-    OPINION_LABELS,
-    OPINION_MARKERS,
-    OVERCONFIDENT_WORDS,
-    PLATFORMS,
-    TRANSITIONS,
-)
+from evalgate.rubrics.params_base import CheckParams as CheckParams
+from evalgate.rubrics.params_base import no_blank_entry
 from evalgate.yamlsafe import (
     STRICT,
     Builder,
@@ -28,23 +23,8 @@ from evalgate.yamlsafe import (
     validated,
 )
 
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class CheckParams:
-    """A deterministic check's parameters (`params:` under its dimension). Hashable by content, so a
-    check can compile what it derives from them once per process (functools.lru_cache), not per file."""
-
-    __pydantic_config__: ClassVar[dict[str, Any]] = STRICT
-
-    @cached_property
-    def _key(self) -> str:
-        return repr(self)  # the class and every field, in order
-
-    def __hash__(self) -> int:
-        return hash(self._key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CheckParams) and self._key == other._key
+if TYPE_CHECKING:
+    pass
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
@@ -188,11 +168,6 @@ PROFILES = {"OWL": ("DL", "EL", "QL", "RL")}
 FIX_LEAVES_LINES_WITH = ("acronym", "abbreviat", "initialism", "expan")
 
 
-def _no_blank_entry(entries: tuple[str, ...]) -> None:
-    if any(not entry.strip() for entry in entries):
-        raise ValueError("an entry must not be blank")
-
-
 @dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
 class AcronymExpansionParams(CheckParams):
     """acronym_expansion: where it looks, the rubric's own acronym data on top of the bundled
@@ -210,145 +185,74 @@ class AcronymExpansionParams(CheckParams):
     missing_letters: Annotated[int, Constraint(ge=0, le=3)] = 1
     # NAME -> its profiles: `OWL 2 RL`, `OWL RL` name a profile of OWL, never a use of RL
     profiles: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(PROFILES))
-    audit_phrases: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = AUDIT_PHRASES
-    fix_leaves_lines_with: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = FIX_LEAVES_LINES_WITH
+    audit_phrases: Annotated[tuple[str, ...], Checked(no_blank_entry)] = AUDIT_PHRASES
+    fix_leaves_lines_with: Annotated[tuple[str, ...], Checked(no_blank_entry)] = FIX_LEAVES_LINES_WITH
 
     def __post_init__(self) -> None:
         field_rule("required", _abbreviations, self.required)
         field_rule("expansions", _abbreviations, self.expansions)
-        field_rule("audit_phrases", _no_blank_entry, self.audit_phrases)
-        field_rule("fix_leaves_lines_with", _no_blank_entry, self.fix_leaves_lines_with)
+        field_rule("audit_phrases", no_blank_entry, self.audit_phrases)
+        field_rule("fix_leaves_lines_with", no_blank_entry, self.fix_leaves_lines_with)
 
 
-def _word_patterns(words: tuple[str, ...]) -> None:
-    for word in words:
-        if not word.split() or not word.strip("*"):
-            raise ValueError(f"{word!r}: an entry needs a word")
-        inner = word.strip()
-        starred = inner.startswith("*") + inner.endswith("*")
-        if inner.count("*") != starred or (inner.startswith("*") and " " in inner):
-            raise ValueError(f"{word!r}: `*` may only end an entry, or start a one-word entry")
-
-
-def _labels(labels: tuple[str, ...]) -> None:
-    for label in labels:
-        bracket = label.startswith("[") and label.endswith("]") and label[1:-1].strip().isalpha()
-        colon = label.endswith(":") and label[:-1].strip().replace(" ", "").isalpha()
-        if not (bracket or colon):
-            raise ValueError(f"{label!r}: a label is `[word]` or `Words:`")
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class EmDashesParams(CheckParams):
-    """em_dashes: where the review prompt's em-dash rule applies ("prohibited throughout the entire
-    document ... no exceptions")."""
-
-    sections: tuple[str, ...] = ()  # section titles (with their subsections); none: the whole file
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class FormulaicTransitionsParams(CheckParams):
-    """formulaic_transitions: the phrases that open a sentence or clause as a formula, and where."""
-
-    phrases: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = TRANSITIONS
-    sections: tuple[str, ...] = ("Findings",)
-
-    def __post_init__(self) -> None:
-        field_rule("phrases", _no_blank_entry, self.phrases)
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class OverconfidentLanguageParams(CheckParams):
-    """overconfident_language: the words, where they are read, and the words around one that make it
-    describe manner (`manner`, after it), negate or compare it (`hedges`, before it), or claim what
-    evidence shows (`verbs`, after it). `*` ends an entry with any ending (`label*`), or starts a
-    one-word entry with any beginning (`*n't`)."""
-
-    words: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = OVERCONFIDENT_WORDS
-    sections: tuple[str, ...] = ("Context", "Research Skill Output", "Findings")
-    manner: Annotated[tuple[str, ...], Checked(_word_patterns)] = MANNER_WORDS
-    hedges: Annotated[tuple[str, ...], Checked(_word_patterns)] = HEDGES
-    verbs: Annotated[tuple[str, ...], Checked(_word_patterns)] = EVIDENCE_VERBS
-
-    def __post_init__(self) -> None:
-        field_rule("words", _no_blank_entry, self.words)
-        for name in ("manner", "hedges", "verbs"):
-            field_rule(name, _word_patterns, getattr(self, name))
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class OpinionLabelsParams(CheckParams):
-    """opinion_labels: the phrases that mark a sentence as the writer's opinion, the labels that make
-    it compliant (`Opinion:`-style prefixes, `[inference]`-style labels), and where."""
-
-    markers: Annotated[tuple[str, ...], Checked(_no_blank_entry)] = OPINION_MARKERS
-    labels: Annotated[tuple[str, ...], Checked(_labels)] = OPINION_LABELS
-    sections: tuple[str, ...] = ("Research Skill Output", "Findings")
-
-    def __post_init__(self) -> None:
-        field_rule("markers", _no_blank_entry, self.markers)
-        field_rule("labels", _labels, self.labels)
-
-
-def _hosts(platforms: dict[str, int]) -> None:
-    for host in platforms:
-        if not host or host != host.strip().lower() or "/" in host or " " in host:
-            raise ValueError(f"{host!r}: a host name, lower case, without a scheme or a path")
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)  # equal and hashed by CheckParams' key
-class HighConfidenceSourcesParams(CheckParams):
-    """high_confidence_sources: how many independent sources a claim rated High must cite, where
-    confidence is read, and which hosts publish many organisations' work (host -> the path segments
-    that name one source; 0: every page is its own)."""
-
-    min_sources: Annotated[int, Constraint(ge=1, le=10)] = 2
-    # the Evidence Map's rows as well as the Key Findings (the prompt reads Executive Summary, Key
-    # Findings and Analysis for this rule; a row restates its finding)
-    evidence_map: bool = False
-    platforms: Annotated[dict[str, Annotated[int, Constraint(ge=0, le=5)]], Checked(_hosts)] = field(
-        default_factory=lambda: dict(PLATFORMS)
-    )
-
-    def __post_init__(self) -> None:
-        field_rule("platforms", _hosts, self.platforms)
-
-
-# The checks that take parameters: dimension id -> its parameters' type.
-CHECK_PARAMS: dict[str, type[CheckParams]] = {
+# The checks that take parameters: dimension id -> its parameters' type (`params_type`). Those of the
+# research-review pack by name, in evalgate.rubrics.review_params.
+_LOOP_PARAMS: dict[str, type[CheckParams]] = {
     "key_finding_word_count": KeyFindingWordCountParams,
     "section_presence": SectionPresenceParams,
     "evidence_map_coverage": EvidenceMapCoverageParams,
     "source_consultation": SourceConsultationParams,
     "acronym_expansion": AcronymExpansionParams,
     "acronyms_expanded": AcronymExpansionParams,
-    "em_dashes": EmDashesParams,
-    "formulaic_transitions": FormulaicTransitionsParams,
-    "overconfident_language": OverconfidentLanguageParams,
-    "opinion_labels": OpinionLabelsParams,
-    "high_confidence_sources": HighConfidenceSourcesParams,
 }
-AnyParams = Union[  # noqa: UP007  (the JSON schema names each type)
-    KeyFindingWordCountParams,
-    SectionPresenceParams,
-    EvidenceMapCoverageParams,
-    SourceConsultationParams,
-    AcronymExpansionParams,
-    EmDashesParams,
-    FormulaicTransitionsParams,
-    OverconfidentLanguageParams,
-    OpinionLabelsParams,
-    HighConfidenceSourcesParams,
-]
+_REVIEW_PARAMS: dict[str, str] = {
+    "em_dashes": "EmDashesParams",
+    "formulaic_transitions": "FormulaicTransitionsParams",
+    "overconfident_language": "OverconfidentLanguageParams",
+    "opinion_labels": "OpinionLabelsParams",
+    "high_confidence_sources": "HighConfidenceSourcesParams",
+}
+CHECKS_WITH_PARAMS: tuple[str, ...] = (*_LOOP_PARAMS, *_REVIEW_PARAMS)
+
+
+def params_type(check_id: str) -> type[CheckParams] | None:
+    """The type of the parameters the check `check_id` takes, or None when it takes none."""
+    kind = _LOOP_PARAMS.get(check_id)
+    if kind is None and check_id in _REVIEW_PARAMS:
+        kind = __getattr__(_REVIEW_PARAMS[check_id])
+    return kind
+
+
+def __getattr__(name: str) -> Any:
+    """The research-review checks' types, by name as before they moved (`from evalgate.rubrics.params
+    import EmDashesParams`): their module is imported on first use."""
+    if name in _REVIEW_PARAMS.values():
+        from evalgate.rubrics import review_params
+
+        return getattr(review_params, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def any_params() -> Any:
+    """Every check's parameters type as one union, as pydantic validates a dimension's `params:` and
+    the JSON schema names each type (only pydantic needs it, so the review types are made here)."""
+    return Union[
+        KeyFindingWordCountParams,
+        SectionPresenceParams,
+        EvidenceMapCoverageParams,
+        SourceConsultationParams,
+        AcronymExpansionParams,
+        *(__getattr__(name) for name in _REVIEW_PARAMS.values()),
+    ]
 
 
 def _params_of_this_check(value: Any, info: Any) -> Any:
     if value is None or isinstance(value, CheckParams):
         return value
     dimension_id = info.data.get("id")
-    kind = CHECK_PARAMS.get(str(dimension_id))
+    kind = params_type(str(dimension_id))
     if kind is None or info.data.get("kind") != "deterministic":
-        known = ", ".join(CHECK_PARAMS)
+        known = ", ".join(CHECKS_WITH_PARAMS)
         raise ValueError(f"{dimension_id!r} takes no params (deterministic checks that do: {known})")
     if not isinstance(value, dict):
         raise ValueError("params must be a mapping of parameter names to values")
@@ -367,12 +271,13 @@ class ParamsOfTheCheck:
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         from pydantic_core import core_schema
 
-        return core_schema.with_info_before_validator_function(_params_of_this_check, handler(source))
+        union = handler.generate_schema(any_params() | None)
+        return core_schema.with_info_before_validator_function(_params_of_this_check, union)
 
     def plain(self, value: Any, build: Builder, data: dict[str, Any]) -> Any:
         """The same for `yamlsafe.built`: the dimension's own check's parameters, built as that type;
         anything `_params_of_this_check` would refuse is left to pydantic."""
-        kind = CHECK_PARAMS.get(str(data.get("id")))
+        kind = params_type(str(data.get("id")))
         if value is None:
             return None
         if kind is None or data.get("kind") != "deterministic" or type(value) is not dict:

@@ -265,3 +265,21 @@ def test_a_check_module_that_cannot_be_imported_fails_its_check_alone(monkeypatc
     )
     assert working.status is Status.SCORED
     assert checks.run_check("no_such_check", document).error == "no deterministic check named 'no_such_check'"
+
+
+def test_every_check_with_params_has_its_type_and_the_union_names_each():
+    """The research-review checks' types are made on first use: by id (`params_type`), by name as
+    before they moved, and in the union pydantic validates and the JSON schema names."""
+    from typing import get_args
+
+    from evalgate.rubrics import params, review_params
+    from evalgate.rubrics.params_base import CheckParams
+
+    kinds = {check: params.params_type(check) for check in params.CHECKS_WITH_PARAMS}
+    assert all(isinstance(k, type) and issubclass(k, CheckParams) for k in kinds.values())
+    assert kinds["em_dashes"] is review_params.EmDashesParams is params.EmDashesParams
+    assert kinds["section_presence"] is params.SectionPresenceParams
+    assert params.params_type("executive_summary_first_sentence") is None
+    assert set(get_args(params.any_params())) == set(kinds.values())
+    with pytest.raises(AttributeError):
+        params.NoSuchParams  # noqa: B018

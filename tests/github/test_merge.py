@@ -14,15 +14,14 @@ import pytest
 
 from evalgate.cli import main
 from evalgate.github.merge import MergeError, merge_reports
+from evalgate.judgement import Evidence, JudgeScore
 from evalgate.report.jsonfile import render_json, render_jsonl
 from evalgate.report.load import ReportLoadError, load_report
 from evalgate.results import (
     DimensionResult,
-    Evidence,
     FileResult,
     Finding,
     JudgeCall,
-    JudgeScore,
     Report,
     RubricRef,
     Status,

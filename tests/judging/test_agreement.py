@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalgate.judgement import JudgeScore
 from evalgate.judging.agreement import (
     agreement,
     agreement_by_dimension,
@@ -20,7 +21,7 @@ from evalgate.judging.agreement import (
     weighted_kappa,
     within_one_agreement,
 )
-from evalgate.results import DimensionResult, FileResult, JudgeScore, Report, RubricRef, Status, Verdict
+from evalgate.results import DimensionResult, FileResult, Report, RubricRef, Status, Verdict
 
 # Wikipedia's worked Fleiss example: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
 WIKIPEDIA_FLEISS = [

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError, UnknownBackendError
 from evalgate.judging.backends.command import CommandBackend
 from evalgate.judging.backends.copilot import CopilotBackend
@@ -15,7 +16,6 @@ from evalgate.judging.backends.pricing import cost_usd
 from evalgate.judging.backends.registry import make_backend
 from evalgate.judging.backends.replay import RecordingBackend, ReplayBackend
 from evalgate.judging.backends.retry import RetryingBackend, backoff_delay, parse_retry_after
-from evalgate.results import Reply
 
 
 @pytest.mark.parametrize(

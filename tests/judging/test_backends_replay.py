@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.replay import RecordingBackend, ReplayBackend, prompt_hash
-from evalgate.results import Reply
 
 
 class ScriptedBackend:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from evalgate.judgement import Reply
 from evalgate.judging.cache import DEFAULT_CACHE_DIR, CacheKey, JudgeCache, document_sha256, open_cache
-from evalgate.results import Reply
 
 KEY = CacheKey(
     document_sha256=document_sha256("# Doc\n"),

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalgate.gate import decide
+from evalgate.judgement import JudgeScore
 from evalgate.judging.ensemble import (
     aggregate,
     band_of,
@@ -20,7 +21,7 @@ from evalgate.judging.ensemble import (
     strict_pass,
     trio_fail,
 )
-from evalgate.results import DimensionResult, JudgeScore, Rule, Status, Verdict
+from evalgate.results import DimensionResult, Rule, Status, Verdict
 from evalgate.rubric import Ensemble, load_rubric
 
 BANDS = {"PASS_STRONG": 4.0, "PASS_ADEQUATE": 3.5, "FAIL_WEAK": 2.5, "FAIL_CRITICAL": 0.0}

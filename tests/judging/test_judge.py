@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalgate.document import Document, FrontMatter
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError
 from evalgate.judging.backends.command import CommandBackend
 from evalgate.judging.cache import JudgeCache
@@ -22,7 +23,7 @@ from evalgate.judging.judge import (
     overall_disagreement,
     policy_verdict,
 )
-from evalgate.results import Reply, Status, Verdict
+from evalgate.results import Status, Verdict
 from evalgate.rubric import Rubric, load_rubric
 
 DOCUMENT = """# Does caching halve CI time?

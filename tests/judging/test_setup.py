@@ -8,8 +8,8 @@ import time
 import evalgate.judging.judge as judge_module
 from evalgate.config import Config
 from evalgate.document import parse_document
+from evalgate.judgement import Reply
 from evalgate.judging.setup import DocumentJudging, judge_pool, make_judges, unique_labels
-from evalgate.results import Reply
 from evalgate.rubric import load_rubric
 from tests.checks.research_item import research_item
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from evalgate.gate import decide
 from evalgate.github.checks_run import annotations_for, publish_check_run
 from evalgate.github.comment import publish_comment
+from evalgate.judgement import Evidence, JudgeScore
 from evalgate.judging.ensemble import combine_dimension
 from evalgate.report.summary import render_summary
 from evalgate.report.text import render_text
-from evalgate.results import DimensionResult, Evidence, JudgeScore, Report, RubricRef, Status
+from evalgate.results import DimensionResult, Report, RubricRef, Status
 from evalgate.rubric import Rubric, load_rubric
 from tests.support.github_api import FakeGitHub
 from tests.support.reports import assert_snapshot, client_for

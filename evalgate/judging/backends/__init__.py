@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from evalgate.results import Reply
+from evalgate.judgement import Reply
 
 
 class BackendError(Exception):

@@ -17,9 +17,9 @@ import os
 import shlex
 from collections.abc import Mapping
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.process import JudgeSandbox, ProcessTimeout, run_process
-from evalgate.results import Reply
 
 # Never handed to a judge program: the runner's own variables and the credentials a workflow holds
 # (the same ones the copilot backend keeps out; a judge's own credential, COPILOT_GITHUB_TOKEN or an

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.copilot_auth import explain_refusal
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
 from evalgate.judging.backends.process import ProcessTimeout, RunAs, run_process
-from evalgate.results import Reply
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")  # the CLI's own precedence

@@ -12,11 +12,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import BackendError, tail
 from evalgate.judging.backends.pricing import PriceTable, cost_usd
 from evalgate.judging.backends.retry import parse_retry_after
 from evalgate.judging.backends.transport import HttpReply, JsonTransport, TransportError
-from evalgate.results import Reply
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CONNECT_TIMEOUT = 10.0

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import Backend, BackendError
-from evalgate.results import Reply
 
 
 def prompt_hash(prompt: str) -> str:

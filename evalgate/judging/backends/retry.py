@@ -9,8 +9,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from evalgate.judgement import Reply
 from evalgate.judging.backends import Backend, BackendError
-from evalgate.results import Reply
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
