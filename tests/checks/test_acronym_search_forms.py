@@ -1,7 +1,7 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
 walking back with `str.rfind` and looking for stops among the last words only, the sibling-label
 search that starts from the stem, the token regex and the search that tries it only where a match can
-start, and HTML comments found from each `<`."""
+start, HTML comments found from each `<`, and a citation's initials found from its year."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from evalgate.checks.acronym_expansion import load_table
 from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
-from evalgate.checks.acronym_labels import sibling_regex
+from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
 from evalgate.checks.acronym_prose import comment_spans
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 
@@ -261,3 +261,39 @@ def test_token_regex_equals_its_unfactored_form_for_any_specials(
     assert [(m.span(), m.groups()) for m in token.finditer(text)] == [
         (m.span(), m.groups()) for m in plain.finditer(text)
     ]
+
+
+def plain_cited_initials(text: str) -> frozenset[str]:
+    """The initials between a surname and a year, found from the comma (the form the check used to run)."""
+    found = set()
+    for cited in re.finditer(r", ([^\s,(]+) \((?:1[5-9]|20)[0-9][0-9]\b", text):
+        at = cited.start()
+        if _SURNAME.search(text, text.rfind("\n", 0, at) + 1, at) is not None:
+            found.add(cited.group(1))
+    return frozenset(found)
+
+
+CITATION_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *("Manchak", ",", " ", ", ", "JB", "J.B.", "AI", "x", "(", "(2025)", "(1499", "(2100", "(1500"),
+            *("2025", "20251", "\n", "\t", "\xa0", "é", "a/b", ")", "Li", "de", "-", "(20"),
+        ]
+    ),
+    max_size=16,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=CITATION_TEXT)
+@example(parts=["Manchak", ", ", "JB", " ", "(2025)"])
+@example(parts=["Manchak", ", ", "JB", " ", "(2025)", ", ", "AI", " ", "(2025)"])
+@example(parts=["Manchak", ",", "\xa0", "JB", " ", "(2025)"])  # no space after the comma
+@example(parts=["Manchak", ", ", "J", "\t", "B", " ", "(2025)"])  # white space inside the token
+@example(parts=["Manchak", ", ", " ", "(2025)"])  # no token at all
+@example(parts=[", ", "JB", " ", "(2025)"])  # a comma at the start of the text
+@example(parts=["Manchak", ", ", "JB", "(2025)"])  # no space before the year
+@example(parts=["(2025)", "Manchak", ", ", "JB", "\xa0", "(2025)"])
+def test_cited_initials_from_the_year_equal_the_search_from_the_comma(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert cited_initials(text) == plain_cited_initials(text)
