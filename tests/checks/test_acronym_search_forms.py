@@ -192,6 +192,65 @@ def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) ->
     assert found == [(m.span(), m.groups()) for m in token.finditer(text)]
 
 
+def kept_as_they_come(tokens, quiet: frozenset[str]) -> list[tuple]:
+    """The matches `tokens(ignored, settled)` gives to a caller that, like the check, grows the sets as
+    it goes: a token of `quiet` is ignored once seen, any other is settled once seen."""
+    ignored: set[str] = set()
+    settled: set[str] = set()
+    kept = []
+    for m in tokens(ignored, settled):
+        kept.append((m.span(), m.groups()))
+        (ignored if m.group(1) in quiet else settled).add(m.group(1))
+    return kept
+
+
+def plain_quiet(token: re.Pattern[str], text: str, ignored: set[str], settled: set[str]):
+    """finditer, less the matches the check passes over: ignored, or settled far from a `(` and capital."""
+    for m in token.finditer(text):
+        abbr, at = m.group(1), m.start()
+        if abbr in ignored or (
+            abbr in settled and re.search(r"\([A-Z]", text[max(0, at - 40) : at + 1]) is None
+        ):
+            continue
+        yield m
+
+
+QUIET_TEXT = st.lists(
+    st.sampled_from(
+        [*TOKEN_PIECES.split(), "DB", "DBaaS", "LLM", "LLM", "(", "(LLM", "(A ", "(A/B", " ", " ", "\n"]
+    )
+    | st.sampled_from(["x" * 20, " " * 30]),
+    max_size=24,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=QUIET_TEXT, quiet=st.sets(st.sampled_from(["LLM", "DB", "DBaaS", "API", "A/B", "CoT", "GPT"])))
+@example(parts=["LLM", " ", "x" * 20, " " * 30, "LLM"], quiet=frozenset())  # settled, far from `(`
+@example(parts=["(A ", "LLM", " ", "LLM"], quiet=frozenset())  # settled, `(` and a capital before it
+@example(parts=["LLM", " ", "(A", " " * 38, "LLM"], quiet=frozenset())  # the `(` 40 characters before
+@example(parts=["LLM", " ", "(A", " " * 39, "LLM"], quiet=frozenset())  # and 41
+@example(parts=["DB", " ", "DBaaS", " ", "DB"], quiet={"DB"})  # an ignored run that starts a special
+@example(parts=["A/B", " ", "A/B", "LLM"], quiet={"A/B"})
+def test_token_finder_passes_over_the_quiet_matches_as_the_check_did(
+    parts: list[str], quiet: set[str]
+) -> None:
+    """The finder, given the check's sets of ignored and settled acronyms (which grow as it goes),
+    gives the matches finditer gives less those the check used to skip itself."""
+    table = load_table()
+    text = "".join(parts)
+    mixed, short = table.mixed_case, tuple(table.shorthand)
+    finder = token_finder(mixed, short)
+    token = token_regex(mixed, short)
+    plain = kept_as_they_come(lambda i, s: plain_quiet(token, text, i, s), frozenset(quiet))
+    assert kept_as_they_come(lambda i, s: finder(text, None, i, s), frozenset(quiet)) == plain
+    assert kept_as_they_come(lambda i, s: finder(text, text.encode(), i, s), frozenset(quiet)) == plain
+    slow = token_finder(frozenset({"kNN"}), ())  # a special without a capital first: plain finditer
+    assert kept_as_they_come(lambda i, s: slow(text, None, i, s), frozenset(quiet)) == kept_as_they_come(
+        lambda i, s: plain_quiet(token_regex(frozenset({"kNN"}), ()), text, i, s), frozenset(quiet)
+    )
+
+
 SPECIAL_FORMS = ["CoT", "A/B", "A/BC", "GraphQL", "I/O", "Ax", "Q&A", "Ab.c", "X y", "Né", "A-b"]
 SPECIALS = st.sampled_from(SPECIAL_FORMS)
 SPECIAL_TEXT = st.lists(
