@@ -109,11 +109,24 @@ def _profile_regex(names: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{names})(?: ?[0-9]{{1,2}}(?:\.[0-9]+)?)? $")
 
 
-def audit_note(line: str, phrases: tuple[str, ...]) -> bool:
+def audit_note(line: str, phrases: tuple[str, ...], keys: tuple[str, ...] | None = None) -> bool:
     """Whether a line holds one of the audit phrases (lower case; any case in the line): it talks about
-    the acronyms."""
+    the acronyms. `keys`, when given, are the phrases' `audit_keys`, looked for first."""
     lowered = line.lower()
+    if keys is not None:  # most lines hold none of the keys: 4 searches where the phrases took 10
+        for key in keys:
+            if key in lowered:
+                break
+        else:
+            return False
     return any(phrase in lowered for phrase in phrases)
+
+
+def audit_keys(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """Words of which every line holding one of `phrases` holds one: each phrase's longest word, less
+    any that holds another (`unexpanded` holds `expanded`, from `not expanded`)."""
+    longest = {max(phrase.split() or [phrase], key=len) for phrase in phrases}  # (a blank one: itself)
+    return tuple(sorted(w for w in longest if not any(o != w and o in w for o in longest)))
 
 
 _ITEM = re.compile(r"[ \t]*(?:[-*+][ \t]|\||\d{1,9}[.)][ \t])")
@@ -183,6 +196,7 @@ class DocumentUses:
         self._leads: dict[int, int | None] = {}
         self._phrases: dict[int, bool] = {}
         self._alone: dict[str, bool] = {}
+        self._keys = audit_keys(table.audit_phrases)
 
     def audit(self, line: int) -> bool:
         """Whether the line is an audit note: it holds an audit phrase, or it is an item of a list or a
@@ -199,7 +213,9 @@ class DocumentUses:
     def _phrased(self, line: int) -> bool:
         found = self._phrases.get(line)
         if found is None:
-            found = self._phrases[line] = audit_note(self.lines[line - 1], self.table.audit_phrases)
+            found = self._phrases[line] = audit_note(
+                self.lines[line - 1], self.table.audit_phrases, self._keys
+            )
         return found
 
     def stands_alone(self, abbr: str) -> bool:

@@ -15,6 +15,7 @@ from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_
 from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
 from evalgate.checks.acronym_prose import comment_spans
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
+from evalgate.checks.acronym_uses import audit_keys, audit_note
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -356,3 +357,25 @@ CITATION_TEXT = st.lists(
 def test_cited_initials_from_the_year_equal_the_search_from_the_comma(parts: list[str]) -> None:
     text = "".join(parts)
     assert cited_initials(text) == plain_cited_initials(text)
+
+
+AUDIT_WORDS = ["acronym", "expanded", "not", "un", "as", "first", "x", "é", "İ", " ", "  ", "ß", "-"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    phrases=st.lists(
+        st.lists(st.sampled_from(AUDIT_WORDS[:-3]), min_size=1, max_size=3).map(" ".join),
+        min_size=1,
+        max_size=5,
+    ),
+    parts=st.lists(st.sampled_from([*AUDIT_WORDS, "ACRONYM", "Expanded", "UNEXPANDED"]), max_size=12),
+)
+@example(phrases=["unexpanded", "not expanded"], parts=["UNEXPANDED"])
+@example(phrases=["un", "unexpanded"], parts=["un"])
+@example(phrases=["  "], parts=["x", "  ", "x"])  # a blank phrase (params refuse one; the table may not)
+def test_audit_keys_only_pass_over_lines_without_a_phrase(phrases: list[str], parts: list[str]) -> None:
+    """A line holds one of the audit phrases exactly when, looked for after the keys, it does."""
+    lowered = tuple(p.lower() for p in phrases)
+    line = "".join(parts)
+    assert audit_note(line, lowered, audit_keys(lowered)) == audit_note(line, lowered)
