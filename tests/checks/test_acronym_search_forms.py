@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from evalgate.checks.acronym_expansion import load_table
 from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
 from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
-from evalgate.checks.acronym_prose import comment_spans
+from evalgate.checks.acronym_prose import _INLINE_NON_PROSE, _blank, _blank_urls, comment_spans, prose_line
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 from evalgate.checks.acronym_uses import audit_keys, audit_note
 
@@ -379,3 +379,40 @@ def test_audit_keys_only_pass_over_lines_without_a_phrase(phrases: list[str], pa
     lowered = tuple(p.lower() for p in phrases)
     line = "".join(parts)
     assert audit_note(line, lowered, audit_keys(lowered)) == audit_note(line, lowered)
+
+
+def plain_prose_line(line: str) -> str:
+    """Each non-prose pattern run where its hint is in the line, without the gates in front."""
+    for _, hint, pattern in _INLINE_NON_PROSE:
+        if hint in line:
+            line = _blank_urls(line) if pattern is None else pattern.sub(_blank, line)
+    return line
+
+
+PROSE_PIECES = [
+    "`",
+    "](",
+    "]",
+    "(",
+    ")",
+    "]:",
+    "[",
+    "<b>",
+    "<",
+    ">",
+    "http",
+    "://",
+    "www.",
+    "w",
+    ".",
+    "mailto:",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=st.lists(st.sampled_from([*PROSE_PIECES, ":", "x", " ", "LLM", "é"]), max_size=16))
+@example(parts=["[", "x", "]:", " ", "y"])
+@example(parts=["see ", "http", "://", "x", " ", "mailto:", "a"])
+def test_prose_line_with_gates_masks_what_the_hints_alone_mask(parts: list[str]) -> None:
+    line = "".join(parts)
+    assert prose_line(line) == plain_prose_line(line)
