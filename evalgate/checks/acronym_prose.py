@@ -56,11 +56,17 @@ def _blank_urls(line: str) -> str:
     parts: list[str] = []
     done = 0
     while at >= 0:
-        start = at
-        while start > done and line[start - 1] in _SCHEME_CHARS:
-            start -= 1
-        while start < at and line[start] not in _SCHEME_START:
-            start += 1
+        start = at - 5  # most URLs are `https://` with no scheme character before it: one comparison
+        if not (
+            start >= done
+            and line.startswith("https", start)
+            and (start == done or line[start - 1] not in _SCHEME_CHARS)
+        ):
+            start = at
+            while start > done and line[start - 1] in _SCHEME_CHARS:
+                start -= 1
+            while start < at and line[start] not in _SCHEME_START:
+                start += 1
         if start == at:  # no letter before this `://`: no URL starts here
             at = line.find("://", at + 1)
             continue

@@ -416,3 +416,18 @@ PROSE_PIECES = [
 def test_prose_line_with_gates_masks_what_the_hints_alone_mask(parts: list[str]) -> None:
     line = "".join(parts)
     assert prose_line(line) == plain_prose_line(line)
+
+
+URL_PIECES = ["https", "http", "://", "x", "1", "+", ".", "-", "(", ")", "[", " ", "é", "ftp", "s", "<"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(parts=st.lists(st.sampled_from(URL_PIECES), max_size=16))
+@example(parts=["https", "://", "x", " ", "https", "://", "y"])
+@example(parts=["x", "https", "://", "x"])  # a scheme character before `https`
+@example(parts=["https", "://", "https", "://", "x"])  # `https` right after the last URL's end
+def test_urls_found_from_their_colon_are_the_regex_matches(parts: list[str]) -> None:
+    """`_blank_urls` blanks exactly what `re.sub` of a scheme, `://` and the URL body blanks."""
+    line = "".join(parts)
+    url = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]]*(?:\([^\s()]*\)[^\s<>()\[\]]*)*"
+    assert _blank_urls(line) == re.sub(url, _blank, line)
