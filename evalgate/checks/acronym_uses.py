@@ -122,6 +122,7 @@ def audit_note(line: str, phrases: tuple[str, ...], keys: tuple[str, ...] | None
     return any(phrase in lowered for phrase in phrases)
 
 
+@lru_cache(maxsize=8)
 def audit_keys(phrases: tuple[str, ...]) -> tuple[str, ...]:
     """Words of which every line holding one of `phrases` holds one: each phrase's longest word, less
     any that holds another (`unexpanded` holds `expanded`, from `not expanded`)."""
@@ -242,12 +243,12 @@ class DocumentUses:
                 column = at - line_start
                 masked = self.prose.line(line)
                 profiles = self.table.profiles.get(abbr)
-                if (
+                if (  # the audit note last: it costs the most, and most uses asked about are names
                     masked
                     and masked[column] != " "
-                    and not self.audit(line)
                     and not (profiles and profile_of(masked, column, profiles))
                     and name_part(masked, column, m.end() - line_start) is None
+                    and not self.audit(line)
                 ):
                     return True
             at = text.find(abbr, at + 1)
