@@ -87,13 +87,15 @@ def paren_group(masked: str, start: int, end: int) -> tuple[int, str, bool] | No
     if closing < 0 or "(" in masked[end:closing]:
         return None
     text = masked[opening + 1 : closing]
+    chunks = text.split()
+    if len(chunks) == 1:  # asked first: most parentheses asked about hold one acronym alone, `(LLM)`
+        chunk = chunks[0]
+        if not ("/" in chunk or "-" in chunk or "+" in chunk or "&" in chunk):
+            return None
     if _GROUP.fullmatch(text) is None:
         return None
-    chunks = text.split()
     if len(chunks) > 1 and not all(_SIDE_BY_SIDE.fullmatch(c) for c in chunks):
         return None
-    if len(chunks) == 1 and not any(c in chunks[0] for c in "/-+&"):
-        return None  # one acronym alone: `(LLM)`
     own = start == opening + 1 or masked[start - 1] in " \t"
     return opening, text.strip(), own
 

@@ -15,7 +15,14 @@ from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_
 from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
 from evalgate.checks.acronym_prose import _INLINE_NON_PROSE, _blank, _blank_urls, comment_spans, prose_line
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
-from evalgate.checks.acronym_uses import audit_keys, audit_note
+from evalgate.checks.acronym_uses import (
+    _GROUP,
+    _GROUP_MAX,
+    _SIDE_BY_SIDE,
+    audit_keys,
+    audit_note,
+    paren_group,
+)
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -431,3 +438,40 @@ def test_urls_found_from_their_colon_are_the_regex_matches(parts: list[str]) -> 
     line = "".join(parts)
     url = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]]*(?:\([^\s()]*\)[^\s<>()\[\]]*)*"
     assert _blank_urls(line) == re.sub(url, _blank, line)
+
+
+def plain_paren_group(masked: str, start: int, end: int) -> tuple[int, str, bool] | None:
+    """paren_group with the group pattern asked before the one-acronym test (the form it used to run)."""
+    opening = masked.rfind("(", max(0, start - _GROUP_MAX), start)
+    closing = masked.find(")", end, start + _GROUP_MAX)
+    if opening < 0 or closing < 0 or ")" in masked[opening:start] or "(" in masked[end:closing]:
+        return None
+    text = masked[opening + 1 : closing]
+    chunks = text.split()
+    if (
+        _GROUP.fullmatch(text) is None
+        or (len(chunks) > 1 and not all(_SIDE_BY_SIDE.fullmatch(c) for c in chunks))
+        or (len(chunks) == 1 and not any(c in chunks[0] for c in "/-+&"))
+    ):
+        return None
+    return opening, text.strip(), start == opening + 1 or masked[start - 1] in " \t"
+
+
+GROUP_PIECES = ["(", ")", "CI", "CD", "AI", "RMF", "/", "-", "+", "&", " ", "\t", "x", "'", ",", "é", "_"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(GROUP_PIECES), max_size=8),
+    after=st.lists(st.sampled_from(GROUP_PIECES), max_size=8),
+)
+@example(before=["("], after=[")"])
+@example(before=["(", "CI", "/"], after=[")"])
+@example(before=["(", "Q", "&"], after=[")"])
+@example(before=["(", " "], after=[" ", ")"])
+def test_paren_group_asks_for_one_acronym_first_with_the_same_answer(
+    before: list[str], after: list[str]
+) -> None:
+    masked = "".join(before) + "LLM" + "".join(after)
+    start = len("".join(before))
+    assert paren_group(masked, start, start + 3) == plain_paren_group(masked, start, start + 3)
