@@ -29,7 +29,7 @@ from evalgate.checks.acronym_forms import spelled_tail
 from evalgate.checks.acronym_labels import cited_initials, no_acronym, versioned_stem
 from evalgate.checks.acronym_prose import Prose, comment_spans, inside_spans, prose_line
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
-from evalgate.checks.acronym_tokens import token_finder
+from evalgate.checks.acronym_tokens import paren_capital_before, token_finder
 from evalgate.checks.acronym_uses import DocumentUses, name_part, paren_group, profile_of
 from evalgate.checks.acronym_written import expansion_within, list_expansion
 from evalgate.checks.readable import CAPPED_SCORE, disguise_findings
@@ -69,8 +69,8 @@ _OPEN_GROUP = re.compile(r"\((?:[A-Z][A-Za-z0-9-]*[ \t]+){1,3}$")
 _LINK_TEXT = re.compile(r"\[[^\[\]]*\]\(")  # no `[` inside: a link's text starts at its last `[` (linear)
 # Only a use right after `(` or after `(Capitalised Words ` (_OPEN_GROUP, over the 40 characters before
 # it) can be a reversed expansion; both need a `(` followed by a capital in the raw text before it
-# (masking blanks characters, it never makes them), the use's own first letter included.
-_PAREN_CAPITAL = re.compile(r"\([A-Z]")
+# (masking blanks characters, it never makes them), the use's own first letter included: the token
+# finder's `paren_capital_before`.
 # `(ABBR, Full Name)`: what follows the acronym in a reversed expansion (compiled here: `re.match` with a
 # pattern string looks it up in re's cache at each of the ~8,500 uses right after a `(`)
 _REVERSED_TAIL = re.compile(r"[ \t]*(?:,|:|\s[-–—=])[ \t]*([^()]*)\)")
@@ -143,19 +143,12 @@ def find_problems(
     settled: set[str] = set()  # acronyms whose later uses matter only right after a `(` (_no_news)
     versioned: dict[str, str] = {}  # OWL2 -> OWL (versioned_stem)
     named_until = (0, 0)  # (line, column) where the last name of words defined after it ends
-    # Searched for at every later use of a settled acronym (~55,000 in the corpus): bound once, and
-    # the window's start without a call to max() (those calls were 2% of the check's instructions).
-    paren_capital = _PAREN_CAPITAL.search
-    for m in tokens(text, document.utf8):
+    # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
+    # is no acronym (13,000 matches): the finder passes over those, before anything else is looked at
+    # (whatever else would decide, they change nothing).
+    for m in tokens(text, document.utf8, not_acronym, settled):
         abbr = m.group(1)  # the `abbr` group
-        # Most of the ~87k matches in the corpus are later uses of a settled acronym or of a token that
-        # is no acronym (13,000 matches): those go first, before anything else is looked at (whatever
-        # else would decide, they change nothing).
-        if abbr in not_acronym:
-            continue
         at = m.start()
-        if abbr in settled and paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
-            continue
         if len(abbr) == 2 and m.group("suffix") is not None and m.group("suffix")[1:].isdigit():
             continue  # AC-2, IR-4, SM-2: a catalogue's control or a named algorithm, a label as KF3 is
         if abbr not in judged:
@@ -170,7 +163,7 @@ def find_problems(
         use = first.get(abbr)
         if use is not None and abbr not in settled and _no_news(use, abbr, table):
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
-            if paren_capital(text, at - 40 if at > 40 else 0, at + 1) is None:
+            if not paren_capital_before(text, at):
                 continue  # a later use outside any parenthesis cannot change this acronym's outcome
         line += text.count("\n", counted_to, at)
         counted_to = at
@@ -253,7 +246,7 @@ def _no_news(use: _FirstUse, abbr: str, table: AcronymTable) -> bool:
     """Whether a later use of `abbr` that is not right inside a parenthesis can change nothing: it is
     no reversed expansion (that needs a `(` and a capital after it within the 40 characters
     `_OPEN_GROUP` looks back over, and masking only blanks characters, so the raw text holds them too:
-    `_PAREN_CAPITAL`), and it can only settle the
+    `paren_capital_before`), and it can only settle the
     acronym as a shorthand followed by an accepted word. Most of the ~87k matches in the corpus are
     such uses, and skipping them before the line is masked saves most of the check's Python time."""
     return use.kind is None or use.expanded_at is not None or abbr not in table.shorthand

@@ -59,12 +59,13 @@ def long_form_before(before: str, abbr: str) -> str:
     # at the start of up to four lines of prose (-3% of the check's instructions). No stop starts
     # before a word and ends inside it (a stop is one character, a `.` and a space, or white space),
     # so from that word on the search finds the same stops as one from the start.
+    # Without a stop the long form is those last words, which `rsplit` has already split off.
     rest = before.rsplit(None, keep)
     start = len(rest[0]) if len(rest) > keep else 0
     stops = [m.end() for m in LONG_FORM_STOP.finditer(before, start)]
     if stops:
-        before = before[stops[-1] :]
-    return " ".join(before.split()[-keep:])
+        return " ".join(before[stops[-1] :].split()[-keep:])
+    return " ".join(rest[-keep:])
 
 
 def expansion_before(before: str, abbr: str) -> str | None:

@@ -34,9 +34,12 @@ def no_acronym(abbr: str, text: str, table: AcronymTable, initials: frozenset[st
     )
 
 
-# `, JB (2025`: no two overlap (what follows the comma holds none), and a token (letters, digits
-# and `/`) holds no space, comma or parenthesis, so every token a citation writes so is found
-_BEFORE_YEAR = re.compile(r", ([^\s,(]+) \((?:1[5-9]|20)[0-9][0-9]\b")
+# `, JB (2025`: a token (letters, digits and `/`) holds no space, comma or parenthesis, so every
+# token a citation writes so is found. Searched from the year: `(` is a literal the regex engine
+# jumps to, where `, ` stopped it at each of the corpus's 150,000 commas and ` (` at each space
+# (24 and 35 ms over the corpus, against 9 ms).
+_YEAR = re.compile(r"\((?:1[5-9]|20)[0-9][0-9]\b")
+_NOT_IN_TOKEN = re.compile(r"[\s,(]")
 # the surname before it, as a word of its own (`Manchak`)
 _SURNAME = re.compile(r"\b[A-Z][a-z][\w'’-]*\Z")
 
@@ -48,11 +51,25 @@ def cited_initials(text: str) -> frozenset[str]:
     # engine can jump to, it was tried at every position of the text: 6.4 s of CPU over the corpus
     # for 6,349 tokens. One scan from the comma gives every token, and the surname is checked on
     # its line before the comma (it holds no space or line break). The same tokens over the corpus.
+    # The token before ` (YEAR` is `[^\s,(]+` after `, `: it starts after the last space before the
+    # year (it holds none), and `, TOKEN (YEAR` is the whole match of `, ([^\s,(]+) \(YEAR`, of which
+    # no two overlap (only its start holds a comma), so this finds what that pattern's finditer finds.
     found: set[str] = set()
-    for cited in _BEFORE_YEAR.finditer(text):
-        at = cited.start()
+    for year in _YEAR.finditer(text):
+        end = year.start() - 1  # the space before the `(`
+        if end < 0 or text[end] != " ":
+            continue
+        space = text.rfind(" ", 0, end)
+        if (
+            space < 1
+            or space + 1 == end
+            or text[space - 1] != ","
+            or _NOT_IN_TOKEN.search(text, space + 1, end) is not None
+        ):
+            continue
+        at = space - 1
         if _SURNAME.search(text, text.rfind("\n", 0, at) + 1, at) is not None:
-            found.add(cited.group(1))
+            found.add(text[space + 1 : end])
     return frozenset(found)
 
 

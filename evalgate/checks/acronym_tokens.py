@@ -6,10 +6,17 @@ start.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from functools import lru_cache, partial
 
 GLUED = r"[\w.@$%&\\]"  # \w: str.isalnum() or `_`; and `.@$%&\`
+# A `(` and a capital: a token of a `settled` acronym is found only where this starts within the 40
+# characters before it or at it (`paren_capital_before`).
+_PAREN_CAPITAL = re.compile(r"\([A-Z]")
+_WINDOW = 40
+
+# (text, utf8, ignored, settled) -> the token regex's finditer matches, less the quiet ones (`_tokens`)
+Tokens = Callable[[str, bytes | None, Set[str], Set[str]], Iterator[re.Match[str]]]
 
 
 def _starts_with_capital(special: str) -> bool:
@@ -76,13 +83,23 @@ def _shape_table(kept: frozenset[int]) -> bytes:
     )
 
 
+def _unsure_runs(specials: tuple[str, ...]) -> frozenset[str]:
+    """The runs of capitals and digits (two or more) that a special starts and goes on after with
+    another character (`DB` of DBaaS): where the text has such a run, the token may be the special."""
+    runs = set()
+    for special in specials:
+        run = re.match(r"[A-Z0-9]*", special).group()  # type: ignore[union-attr]  # `*`: always matches
+        if len(run) >= 2 and run != special:
+            runs.add(run)
+    return frozenset(runs)
+
+
 @lru_cache(maxsize=4)
-def token_finder(
-    mixed_case: frozenset[str], shorthand: tuple[str, ...]
-) -> Callable[[str, bytes | None], Iterator[re.Match[str]]]:
-    """`(text, utf8) -> token_regex(...).finditer(text)`, found faster (`_tokens`) when every special
-    starts with a capital and their rests are ASCII (as all in acronyms.yml are). `utf8`, when given,
-    is the text's UTF-8 encoding (`Document.utf8`)."""
+def token_finder(mixed_case: frozenset[str], shorthand: tuple[str, ...]) -> Tokens:
+    """`(text, utf8, ignored, settled) -> token_regex(...).finditer(text)` less its quiet matches (see
+    `_quiet`), found faster (`_tokens`) when every special starts with a capital and their rests are
+    ASCII (as all in acronyms.yml are). `utf8`, when given, is the text's UTF-8 encoding
+    (`Document.utf8`)."""
     token = token_regex(mixed_case, shorthand)
     specials = (*mixed_case, *shorthand)
     rests = _rests(specials)
@@ -95,18 +112,47 @@ def token_finder(
     # What follows the capital first (most capitals start a word, `Ag`), then the byte before it.
     behind = b"(?<![" + glued + b"]A"
     rest = b"" if not rests else b"|(?=" + ahead + b")" + behind + b")"
-    candidates = re.compile(b"A(?:[A0]" + behind + b".)" + rest + b")")
-    return partial(_tokens, token, candidates, table)
+    # A capital followed by a capital or digit takes the rest of its run too (no place inside the run
+    # can start a match: each follows a capital or digit), so the candidate's end is the run's.
+    candidates = re.compile(b"A(?:[A0]" + behind + b".)[A0]*+" + rest + b")")
+    return partial(_tokens, token, candidates, table, _unsure_runs(specials))
 
 
-def _all_tokens(token: re.Pattern[str], text: str, utf8: bytes | None = None) -> Iterator[re.Match[str]]:
-    return token.finditer(text)
+def paren_capital_before(text: str, at: int) -> bool:
+    """Whether a `(` and a capital start in the 40 characters before offset `at`, or at it."""
+    return _PAREN_CAPITAL.search(text, at - _WINDOW if at > _WINDOW else 0, at + 1) is not None
+
+
+def _quiet(abbr: str, text: str, at: int, ignored: Set[str], settled: Set[str]) -> bool:
+    """Whether the token `abbr` at offset `at` is one the caller does not want: its abbr is in
+    `ignored`, or in `settled` where no `(` and capital start in the 40 characters before it or at it."""
+    return abbr in ignored or (abbr in settled and not paren_capital_before(text, at))
+
+
+def _all_tokens(
+    token: re.Pattern[str],
+    text: str,
+    utf8: bytes | None = None,
+    ignored: Set[str] = frozenset(),
+    settled: Set[str] = frozenset(),
+) -> Iterator[re.Match[str]]:
+    for m in token.finditer(text):
+        if not _quiet(m.group(1), text, m.start(), ignored, settled):
+            yield m
 
 
 def _tokens(
-    token: re.Pattern[str], candidates: re.Pattern[bytes], table: bytes, text: str, utf8: bytes | None = None
+    token: re.Pattern[str],
+    candidates: re.Pattern[bytes],
+    table: bytes,
+    unsure: frozenset[str],
+    text: str,
+    utf8: bytes | None = None,
+    ignored: Set[str] = frozenset(),
+    settled: Set[str] = frozenset(),
 ) -> Iterator[re.Match[str]]:
-    """`token.finditer(text)`, with the regex tried only where a match can start.
+    """`token.finditer(text)` less its quiet matches (`_quiet`), with the regex tried only where a
+    match can start, and not even there when the match would be quiet.
 
     The regex starts with `[A-Z]`, so `finditer` tests every character against that set and tries
     the rest of the pattern at every capital (641,000 in the corpus, most starting a capitalised
@@ -114,21 +160,44 @@ def _tokens(
     or other GLUED character (the look-behind), followed by a capital, a digit or a special's rest
     (the look-ahead). `candidates` finds those places in the text's shape, whose first byte is the
     literal `A` (re jumps between literals without testing a set): a capital that no `A`, `0`, `g`
-    or glued kept character comes before, followed by `A` or `0` (consumed: the next capital of a
-    run follows a capital and fails at once) or by a rest's shape (looked at only: a rest may hold a
-    character after which a token can start, `/` of A/B). Every match starts at such a place, so
-    trying the regex at these places in order, after the end of the last match (a special such as
-    `A/BC` holds a place inside its own match), gives finditer's
-    matches: one translation and one search, where encoding the text to Latin-1, translating it,
-    two literal searches and one `bytes.find` per rest took three times as long.
+    or glued kept character comes before, followed by `A` or `0` (the whole run of them consumed:
+    each of its later capitals follows a capital or digit, so none starts a match) or by a rest's
+    shape (looked at only: a rest may hold a character after which a token can start, `/` of A/B).
+    Every match starts at such a place, so trying the regex at these places in order, after the end
+    of the last match (a special such as `A/BC` holds a place inside its own match), gives
+    finditer's matches: one translation and one search, where encoding the text to Latin-1,
+    translating it, two literal searches and one `bytes.find` per rest took three times as long.
+
+    Most matches are quiet (a later use of an acronym the caller has settled, or of a token it found
+    to be no acronym: 55,000 of the corpus's 83,000), and where a capital starts a run of capitals
+    and digits, the run is the match's abbr if there is a match (no special starts there but one of
+    the `unsure` runs: `DB` of DBaaS), so a quiet one is passed over without the regex. It would
+    leave no place to start inside it (that needs a special's rest, `/B` of A/BC), so the next
+    candidate is the next place finditer tries.
+    The sets are the caller's and may grow between matches: each match is judged when it is reached.
     """
     data = text.encode("utf-8", "surrogatepass") if utf8 is None else utf8
     match = token.match
+    paren_capital = _PAREN_CAPITAL.search
     end = 0
     for c in candidates.finditer(data.translate(table, _CONTINUATION)):
         start = c.start()
-        if start >= end:
+        if start < end:
+            continue
+        run = c.end()
+        if run - start > 1 and (abbr := text[start:run]) not in unsure:
+            if abbr in ignored or (
+                abbr in settled
+                and paren_capital(text, start - _WINDOW if start > _WINDOW else 0, start + 1) is None
+            ):
+                continue  # `_quiet`, inlined: it runs for most of the corpus's 92,000 candidates
             m = match(text, start)
             if m is not None:
                 end = m.end()
                 yield m
+        else:
+            m = match(text, start)
+            if m is not None:
+                end = m.end()
+                if not _quiet(m.group(1), text, start, ignored, settled):
+                    yield m

@@ -87,13 +87,15 @@ def paren_group(masked: str, start: int, end: int) -> tuple[int, str, bool] | No
     if closing < 0 or "(" in masked[end:closing]:
         return None
     text = masked[opening + 1 : closing]
+    chunks = text.split()
+    if len(chunks) == 1:  # asked first: most parentheses asked about hold one acronym alone, `(LLM)`
+        chunk = chunks[0]
+        if not ("/" in chunk or "-" in chunk or "+" in chunk or "&" in chunk):
+            return None
     if _GROUP.fullmatch(text) is None:
         return None
-    chunks = text.split()
     if len(chunks) > 1 and not all(_SIDE_BY_SIDE.fullmatch(c) for c in chunks):
         return None
-    if len(chunks) == 1 and not any(c in chunks[0] for c in "/-+&"):
-        return None  # one acronym alone: `(LLM)`
     own = start == opening + 1 or masked[start - 1] in " \t"
     return opening, text.strip(), own
 
@@ -109,11 +111,25 @@ def _profile_regex(names: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{names})(?: ?[0-9]{{1,2}}(?:\.[0-9]+)?)? $")
 
 
-def audit_note(line: str, phrases: tuple[str, ...]) -> bool:
+def audit_note(line: str, phrases: tuple[str, ...], keys: tuple[str, ...] | None = None) -> bool:
     """Whether a line holds one of the audit phrases (lower case; any case in the line): it talks about
-    the acronyms."""
+    the acronyms. `keys`, when given, are the phrases' `audit_keys`, looked for first."""
     lowered = line.lower()
+    if keys is not None:  # most lines hold none of the keys: 4 searches where the phrases took 10
+        for key in keys:
+            if key in lowered:
+                break
+        else:
+            return False
     return any(phrase in lowered for phrase in phrases)
+
+
+@lru_cache(maxsize=8)
+def audit_keys(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """Words of which every line holding one of `phrases` holds one: each phrase's longest word, less
+    any that holds another (`unexpanded` holds `expanded`, from `not expanded`)."""
+    longest = {max(phrase.split() or [phrase], key=len) for phrase in phrases}  # (a blank one: itself)
+    return tuple(sorted(w for w in longest if not any(o != w and o in w for o in longest)))
 
 
 _ITEM = re.compile(r"[ \t]*(?:[-*+][ \t]|\||\d{1,9}[.)][ \t])")
@@ -183,6 +199,7 @@ class DocumentUses:
         self._leads: dict[int, int | None] = {}
         self._phrases: dict[int, bool] = {}
         self._alone: dict[str, bool] = {}
+        self._keys = audit_keys(table.audit_phrases)
 
     def audit(self, line: int) -> bool:
         """Whether the line is an audit note: it holds an audit phrase, or it is an item of a list or a
@@ -199,7 +216,9 @@ class DocumentUses:
     def _phrased(self, line: int) -> bool:
         found = self._phrases.get(line)
         if found is None:
-            found = self._phrases[line] = audit_note(self.lines[line - 1], self.table.audit_phrases)
+            found = self._phrases[line] = audit_note(
+                self.lines[line - 1], self.table.audit_phrases, self._keys
+            )
         return found
 
     def stands_alone(self, abbr: str) -> bool:
@@ -226,12 +245,12 @@ class DocumentUses:
                 column = at - line_start
                 masked = self.prose.line(line)
                 profiles = self.table.profiles.get(abbr)
-                if (
+                if (  # the audit note last: it costs the most, and most uses asked about are names
                     masked
                     and masked[column] != " "
-                    and not self.audit(line)
                     and not (profiles and profile_of(masked, column, profiles))
                     and name_part(masked, column, m.end() - line_start) is None
+                    and not self.audit(line)
                 ):
                     return True
             at = text.find(abbr, at + 1)

@@ -1,7 +1,7 @@
 """The acronym check's fast searches give exactly what their plain forms give: the long-form matcher
 walking back with `str.rfind` and looking for stops among the last words only, the sibling-label
 search that starts from the stem, the token regex and the search that tries it only where a match can
-start, and HTML comments found from each `<`."""
+start, HTML comments found from each `<`, and a citation's initials found from its year."""
 
 from __future__ import annotations
 
@@ -12,9 +12,17 @@ from hypothesis import strategies as st
 
 from evalgate.checks.acronym_expansion import load_table
 from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
-from evalgate.checks.acronym_labels import sibling_regex
-from evalgate.checks.acronym_prose import comment_spans
+from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
+from evalgate.checks.acronym_prose import _INLINE_NON_PROSE, _blank, _blank_urls, comment_spans, prose_line
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
+from evalgate.checks.acronym_uses import (
+    _GROUP,
+    _GROUP_MAX,
+    _SIDE_BY_SIDE,
+    audit_keys,
+    audit_note,
+    paren_group,
+)
 
 
 def plain_spells(abbr: str, long_form: str) -> int | None:
@@ -192,6 +200,65 @@ def test_token_finder_gives_thetoken_regex_finditer_matches(parts: list[str]) ->
     assert found == [(m.span(), m.groups()) for m in token.finditer(text)]
 
 
+def kept_as_they_come(tokens, quiet: frozenset[str]) -> list[tuple]:
+    """The matches `tokens(ignored, settled)` gives to a caller that, like the check, grows the sets as
+    it goes: a token of `quiet` is ignored once seen, any other is settled once seen."""
+    ignored: set[str] = set()
+    settled: set[str] = set()
+    kept = []
+    for m in tokens(ignored, settled):
+        kept.append((m.span(), m.groups()))
+        (ignored if m.group(1) in quiet else settled).add(m.group(1))
+    return kept
+
+
+def plain_quiet(token: re.Pattern[str], text: str, ignored: set[str], settled: set[str]):
+    """finditer, less the matches the check passes over: ignored, or settled far from a `(` and capital."""
+    for m in token.finditer(text):
+        abbr, at = m.group(1), m.start()
+        if abbr in ignored or (
+            abbr in settled and re.search(r"\([A-Z]", text[max(0, at - 40) : at + 1]) is None
+        ):
+            continue
+        yield m
+
+
+QUIET_TEXT = st.lists(
+    st.sampled_from(
+        [*TOKEN_PIECES.split(), "DB", "DBaaS", "LLM", "LLM", "(", "(LLM", "(A ", "(A/B", " ", " ", "\n"]
+    )
+    | st.sampled_from(["x" * 20, " " * 30]),
+    max_size=24,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=QUIET_TEXT, quiet=st.sets(st.sampled_from(["LLM", "DB", "DBaaS", "API", "A/B", "CoT", "GPT"])))
+@example(parts=["LLM", " ", "x" * 20, " " * 30, "LLM"], quiet=frozenset())  # settled, far from `(`
+@example(parts=["(A ", "LLM", " ", "LLM"], quiet=frozenset())  # settled, `(` and a capital before it
+@example(parts=["LLM", " ", "(A", " " * 38, "LLM"], quiet=frozenset())  # the `(` 40 characters before
+@example(parts=["LLM", " ", "(A", " " * 39, "LLM"], quiet=frozenset())  # and 41
+@example(parts=["DB", " ", "DBaaS", " ", "DB"], quiet={"DB"})  # an ignored run that starts a special
+@example(parts=["A/B", " ", "A/B", "LLM"], quiet={"A/B"})
+def test_token_finder_passes_over_the_quiet_matches_as_the_check_did(
+    parts: list[str], quiet: set[str]
+) -> None:
+    """The finder, given the check's sets of ignored and settled acronyms (which grow as it goes),
+    gives the matches finditer gives less those the check used to skip itself."""
+    table = load_table()
+    text = "".join(parts)
+    mixed, short = table.mixed_case, tuple(table.shorthand)
+    finder = token_finder(mixed, short)
+    token = token_regex(mixed, short)
+    plain = kept_as_they_come(lambda i, s: plain_quiet(token, text, i, s), frozenset(quiet))
+    assert kept_as_they_come(lambda i, s: finder(text, None, i, s), frozenset(quiet)) == plain
+    assert kept_as_they_come(lambda i, s: finder(text, text.encode(), i, s), frozenset(quiet)) == plain
+    slow = token_finder(frozenset({"kNN"}), ())  # a special without a capital first: plain finditer
+    assert kept_as_they_come(lambda i, s: slow(text, None, i, s), frozenset(quiet)) == kept_as_they_come(
+        lambda i, s: plain_quiet(token_regex(frozenset({"kNN"}), ()), text, i, s), frozenset(quiet)
+    )
+
+
 SPECIAL_FORMS = ["CoT", "A/B", "A/BC", "GraphQL", "I/O", "Ax", "Q&A", "Ab.c", "X y", "Né", "A-b"]
 SPECIALS = st.sampled_from(SPECIAL_FORMS)
 SPECIAL_TEXT = st.lists(
@@ -261,3 +328,150 @@ def test_token_regex_equals_its_unfactored_form_for_any_specials(
     assert [(m.span(), m.groups()) for m in token.finditer(text)] == [
         (m.span(), m.groups()) for m in plain.finditer(text)
     ]
+
+
+def plain_cited_initials(text: str) -> frozenset[str]:
+    """The initials between a surname and a year, found from the comma (the form the check used to run)."""
+    found = set()
+    for cited in re.finditer(r", ([^\s,(]+) \((?:1[5-9]|20)[0-9][0-9]\b", text):
+        at = cited.start()
+        if _SURNAME.search(text, text.rfind("\n", 0, at) + 1, at) is not None:
+            found.add(cited.group(1))
+    return frozenset(found)
+
+
+CITATION_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *("Manchak", ",", " ", ", ", "JB", "J.B.", "AI", "x", "(", "(2025)", "(1499", "(2100", "(1500"),
+            *("2025", "20251", "\n", "\t", "\xa0", "é", "a/b", ")", "Li", "de", "-", "(20"),
+        ]
+    ),
+    max_size=16,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=CITATION_TEXT)
+@example(parts=["Manchak", ", ", "JB", " ", "(2025)"])
+@example(parts=["Manchak", ", ", "JB", " ", "(2025)", ", ", "AI", " ", "(2025)"])
+@example(parts=["Manchak", ",", "\xa0", "JB", " ", "(2025)"])  # no space after the comma
+@example(parts=["Manchak", ", ", "J", "\t", "B", " ", "(2025)"])  # white space inside the token
+@example(parts=["Manchak", ", ", " ", "(2025)"])  # no token at all
+@example(parts=[", ", "JB", " ", "(2025)"])  # a comma at the start of the text
+@example(parts=["Manchak", ", ", "JB", "(2025)"])  # no space before the year
+@example(parts=["(2025)", "Manchak", ", ", "JB", "\xa0", "(2025)"])
+def test_cited_initials_from_the_year_equal_the_search_from_the_comma(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert cited_initials(text) == plain_cited_initials(text)
+
+
+AUDIT_WORDS = ["acronym", "expanded", "not", "un", "as", "first", "x", "é", "İ", " ", "  ", "ß", "-"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    phrases=st.lists(
+        st.lists(st.sampled_from(AUDIT_WORDS[:-3]), min_size=1, max_size=3).map(" ".join),
+        min_size=1,
+        max_size=5,
+    ),
+    parts=st.lists(st.sampled_from([*AUDIT_WORDS, "ACRONYM", "Expanded", "UNEXPANDED"]), max_size=12),
+)
+@example(phrases=["unexpanded", "not expanded"], parts=["UNEXPANDED"])
+@example(phrases=["un", "unexpanded"], parts=["un"])
+@example(phrases=["  "], parts=["x", "  ", "x"])  # a blank phrase (params refuse one; the table may not)
+def test_audit_keys_only_pass_over_lines_without_a_phrase(phrases: list[str], parts: list[str]) -> None:
+    """A line holds one of the audit phrases exactly when, looked for after the keys, it does."""
+    lowered = tuple(p.lower() for p in phrases)
+    line = "".join(parts)
+    assert audit_note(line, lowered, audit_keys(lowered)) == audit_note(line, lowered)
+
+
+def plain_prose_line(line: str) -> str:
+    """Each non-prose pattern run where its hint is in the line, without the gates in front."""
+    for _, hint, pattern in _INLINE_NON_PROSE:
+        if hint in line:
+            line = _blank_urls(line) if pattern is None else pattern.sub(_blank, line)
+    return line
+
+
+PROSE_PIECES = [
+    "`",
+    "](",
+    "]",
+    "(",
+    ")",
+    "]:",
+    "[",
+    "<b>",
+    "<",
+    ">",
+    "http",
+    "://",
+    "www.",
+    "w",
+    ".",
+    "mailto:",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(parts=st.lists(st.sampled_from([*PROSE_PIECES, ":", "x", " ", "LLM", "é"]), max_size=16))
+@example(parts=["[", "x", "]:", " ", "y"])
+@example(parts=["see ", "http", "://", "x", " ", "mailto:", "a"])
+def test_prose_line_with_gates_masks_what_the_hints_alone_mask(parts: list[str]) -> None:
+    line = "".join(parts)
+    assert prose_line(line) == plain_prose_line(line)
+
+
+URL_PIECES = ["https", "http", "://", "x", "1", "+", ".", "-", "(", ")", "[", " ", "é", "ftp", "s", "<"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(parts=st.lists(st.sampled_from(URL_PIECES), max_size=16))
+@example(parts=["https", "://", "x", " ", "https", "://", "y"])
+@example(parts=["x", "https", "://", "x"])  # a scheme character before `https`
+@example(parts=["https", "://", "https", "://", "x"])  # `https` right after the last URL's end
+def test_urls_found_from_their_colon_are_the_regex_matches(parts: list[str]) -> None:
+    """`_blank_urls` blanks exactly what `re.sub` of a scheme, `://` and the URL body blanks."""
+    line = "".join(parts)
+    url = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]]*(?:\([^\s()]*\)[^\s<>()\[\]]*)*"
+    assert _blank_urls(line) == re.sub(url, _blank, line)
+
+
+def plain_paren_group(masked: str, start: int, end: int) -> tuple[int, str, bool] | None:
+    """paren_group with the group pattern asked before the one-acronym test (the form it used to run)."""
+    opening = masked.rfind("(", max(0, start - _GROUP_MAX), start)
+    closing = masked.find(")", end, start + _GROUP_MAX)
+    if opening < 0 or closing < 0 or ")" in masked[opening:start] or "(" in masked[end:closing]:
+        return None
+    text = masked[opening + 1 : closing]
+    chunks = text.split()
+    if (
+        _GROUP.fullmatch(text) is None
+        or (len(chunks) > 1 and not all(_SIDE_BY_SIDE.fullmatch(c) for c in chunks))
+        or (len(chunks) == 1 and not any(c in chunks[0] for c in "/-+&"))
+    ):
+        return None
+    return opening, text.strip(), start == opening + 1 or masked[start - 1] in " \t"
+
+
+GROUP_PIECES = ["(", ")", "CI", "CD", "AI", "RMF", "/", "-", "+", "&", " ", "\t", "x", "'", ",", "é", "_"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(GROUP_PIECES), max_size=8),
+    after=st.lists(st.sampled_from(GROUP_PIECES), max_size=8),
+)
+@example(before=["("], after=[")"])
+@example(before=["(", "CI", "/"], after=[")"])
+@example(before=["(", "Q", "&"], after=[")"])
+@example(before=["(", " "], after=[" ", ")"])
+def test_paren_group_asks_for_one_acronym_first_with_the_same_answer(
+    before: list[str], after: list[str]
+) -> None:
+    masked = "".join(before) + "LLM" + "".join(after)
+    start = len("".join(before))
+    assert paren_group(masked, start, start + 3) == plain_paren_group(masked, start, start + 3)
