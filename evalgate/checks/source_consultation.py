@@ -139,7 +139,9 @@ def _cited_by_name(
     ("Smith et al. (2024) was not accessed"); a body `[ ]` item naming it records it as not
     consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
     Smith (1997)." cites it.)"""
-    lines = [found for name in names for found in mentions(name, body.raw, body.numbers)]
+    lines = [
+        found for name in names if body.may_write(name) for found in mentions(name, body.raw, body.numbers)
+    ]
     used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
     if used:
         return used[:1], False
@@ -162,7 +164,7 @@ def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | N
 def _is_template_example(normalised: list[str]) -> bool:
     """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
     normalised."""
-    return bool(normalised) and all(_TEMPLATE_URL.fullmatch(u) for u in normalised)
+    return bool(normalised) and all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
 def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:

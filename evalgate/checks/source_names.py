@@ -87,10 +87,22 @@ class Title:
 Label = AuthorYear | Title
 
 
+def _display_name(source: SourceEntry) -> str:
+    """An entry's display name: its link's text, else its text."""
+    link = _LINK_TEXT.match(source.text)
+    return link.group(1) if link else source.text
+
+
 def title(source: SourceEntry) -> Title | None:
     """The title an entry's name sets off in italics or quotes, if three words or more."""
-    link = _LINK_TEXT.match(source.text)
-    name = link.group(1) if link else source.text
+    return _title(_display_name(source))
+
+
+def _title(name: str) -> Title | None:
+    # _TITLE starts with look-behinds, so it is tried at every character: most names hold none of
+    # the four characters a title needs
+    if "*" not in name and "_" not in name and '"' not in name and "“" not in name:
+        return None
     for found in _TITLE.finditer(name):
         words = _WORDS.findall(next(group for group in found.groups() if group is not None))
         if len(words) >= 3:
@@ -100,11 +112,15 @@ def title(source: SourceEntry) -> Title | None:
 
 def author_year(source: SourceEntry) -> AuthorYear | None:
     """The label `Author (Year)` an entry's name gives, or None."""
-    link = _LINK_TEXT.match(source.text)
-    name = link.group(1) if link else source.text
+    return _author_year(_display_name(source))
+
+
+def _author_year(name: str) -> AuthorYear | None:
+    year = _YEAR.search(name)  # first: it starts with a literal `(`, and most names hold no year
+    if year is None:
+        return None
     author = _AUTHOR.match(name)
-    year = _YEAR.search(name)
-    if author is None or year is None:
+    if author is None:
         return None
     first = author.group(1).rstrip(".'’")
     if first.split()[0].lower() in _NOT_AUTHORS:
@@ -117,7 +133,8 @@ def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]
     shares."""
     labels: dict[int, tuple[Label, ...]] = {}
     for source in sources:
-        found = tuple(label for label in (author_year(source), title(source)) if label is not None)
+        name = _display_name(source)
+        found = tuple(label for label in (_author_year(name), _title(name)) if label is not None)
         if found:
             labels[source.line] = found
     counts = Counter(label for found in labels.values() for label in found)

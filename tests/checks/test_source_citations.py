@@ -68,7 +68,8 @@ URL_PIECES = st.sampled_from(
     ["https://", "HTTP://", "www.", "a.org", "/p", "?q=1", "#f", ".", ",", ")", "(", "[x](", "`", "``", " ",
      "\n",
      "https://a.org/p", "https://a.org/p/q", "url=https://b.org", "- [ ] ", "- [x] ", "```\n", "é",
-     "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://"]
+     "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://", "\x1f",
+     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r"]
 )  # fmt: skip
 
 
@@ -89,6 +90,10 @@ def _plain_citations(text: str) -> list[tuple[str, int]]:
 @given(st.lists(URL_PIECES, max_size=30).map("".join))
 @example("https://a.org/p?u=https://b.org/x https://b.org/x")
 @example("https://a.org/p https://a.org/pq https://a.org/p")
+# a URL met first inside a repeated one, then as the start of a repeated longer one
+@example("https://a.org/?u=https://b.org https://c.org https://a.org/?u=https://b.org\nhttps://b.org")
+@example("https://a.org/p https://c.org https://a.org/p\nhttps://a.org")
+@example("https://a.org/p\x1fq")  # \x1f is white space to URL
 def test_citations_are_every_url_at_its_first_line(body: str) -> None:
     text = (
         f"## Sources\n\n- [x] [A](https://a.org/p)\n\n## Research Skill Output\n\n{body}\n\n"
@@ -138,3 +143,23 @@ def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
     for phrases in (REASONS, ACCESS_NOTES, ("access-gated", "pay*", "not retriev*")):
         matcher = phrase_pattern(phrases)
         assert matcher.search(text) == (matcher.pattern.search(text) is not None)
+
+
+TITLE_PIECES = st.sampled_from(
+    ["The", "the", "THE", "Elements", "elements", "of", "Of", "Learning", "learning", "ı", "ſ", "İ", "\u212a",
+     "Kit", "kit", "Statistical", " ", "\n", "-", "*", "é"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TITLE_PIECES, max_size=16).map("".join))
+@example("The Elements of Statiſtical Learning")  # ſ is s in any case
+@example("thE elements OF statistical learning")
+def test_a_title_the_body_cannot_write_is_named_nowhere(body: str) -> None:
+    from evalgate.checks.source_names import Title, mentions
+
+    document = parse_document(f"## Research Skill Output\n\n{body}\n\n## Findings\n\nEnd.\n")
+    found = Body(document)
+    for title in (Title("the elements of statistical learning"), Title("kit of the"), Title("élan of it")):
+        if not found.may_write(title):
+            assert mentions(title, found.raw, found.numbers) == []
