@@ -173,20 +173,16 @@ class Phrases:
     words are flexible (`identified but` matches "identified, but"), and a word ending in `*` takes
     any ending. One regex alternation of many phrases tries every character (~40 us on a long
     line) and most texts hold no phrase, so `search` first asks whether the text's words (runs of
-    `\\w`, lower-cased) include one anchor: a phrase's longest whole word piece (a match holds it as
-    a word of its own), or the start of a word that ends in `*` for a phrase of nothing else."""
+    `\\w`, lower-cased) hold every whole word piece of one phrase (a match holds each as a word of
+    its own), or the start of a word that ends in `*` for a phrase of nothing else."""
 
     def __init__(self, phrases: tuple[str, ...]) -> None:
         alternatives = []
-        anchors: set[str] = set()
+        needs: dict[str, set[frozenset[str]]] = {}  # a phrase's whole words, by its longest
         starts: set[str] = set()
         for phrase in sorted(set(phrases), key=len, reverse=True):
             words = phrase.split()
-            alternatives.append(
-                r"[\s,;:]+".join(
-                    re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else "") for w in words
-                )
-            )
+            alternatives.append(_alternative(words))
             whole: list[str] = []
             partial: list[str] = []
             for word in words:
@@ -195,19 +191,34 @@ class Phrases:
                     partial.append(pieces.pop())
                 whole += pieces
             if whole:
-                anchors.add(max(whole, key=len))
+                needs.setdefault(max(whole, key=len), set()).add(frozenset(whole))
             else:
                 starts.add(max(partial, key=len))
         self.pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.I)
-        self.anchors = frozenset(anchors)
+        self.anchors = frozenset(needs)
+        self._needs = {anchor: tuple(words) for anchor, words in needs.items()}
         self.starts = tuple(sorted(starts))
 
     def search(self, text: str) -> bool:
         """Whether one of the phrases occurs in `text`."""
+        if _FOLDS.search(text):  # the words' filter, which reads the lower case, would miss "conſulted"
+            return self.pattern.search(text) is not None
         lowered = text.lower()
-        if self.anchors.isdisjoint(_TOKEN.findall(lowered)) and not any(s in lowered for s in self.starts):
+        tokens = set(_TOKEN.findall(lowered))
+        if not any(
+            words <= tokens for anchor in self.anchors.intersection(tokens) for words in self._needs[anchor]
+        ) and not any(s in lowered for s in self.starts):
             return False
         return self.pattern.search(text) is not None
+
+
+def _alternative(words: list[str]) -> str:
+    """A phrase's words as a pattern: white space and `,;:` between them, `*` taking any ending."""
+    return r"[\s,;:]+".join(re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else "") for w in words)
+
+
+# what `re.I` matches to an ASCII letter but does not lower to it (ı, ſ), or lowers to two characters (İ)
+_FOLDS = re.compile("[\u0130\u0131\u017f]")
 
 
 @lru_cache(maxsize=32)

@@ -130,17 +130,23 @@ def test_unticked_items_are_the_line_patterns(text: str) -> None:
 PHRASE_PIECES = st.sampled_from(
     ["not", "consulted", "returned", "403", "paywalled", "pay", "wall", "access", "-gated", "gated", "in",
      "this", "session", "Session", "identified", "but", ",", ";", " ", "\n", "non", "-", "_", "é", "x", "NOT",
-     "retrieval"]
+     "retrieval", "İ", "ı", "ſ", "\u212a", "ACCESS", "paywalled", "Returned", "not consulted"]
 )  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(PHRASE_PIECES, max_size=14).map("".join))
 @example("non-access-gated, identified,but not  consulted")
+@example("ſeſſion acceſſ not conſulted İdentified")  # ſ is s, and İ is i, in any case
 def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
     from evalgate.checks.source_reasons import ACCESS_NOTES, REASONS, phrase_pattern
 
-    for phrases in (REASONS, ACCESS_NOTES, ("access-gated", "pay*", "not retriev*")):
+    for phrases in (
+        REASONS,
+        ACCESS_NOTES,
+        ("access-gated", "pay*", "not retriev*"),
+        ("Not Consulted", "café"),
+    ):
         matcher = phrase_pattern(phrases)
         assert matcher.search(text) == (matcher.pattern.search(text) is not None)
 
@@ -163,3 +169,21 @@ def test_a_title_the_body_cannot_write_is_named_nowhere(body: str) -> None:
     for title in (Title("the elements of statistical learning"), Title("kit of the"), Title("élan of it")):
         if not found.may_write(title):
             assert mentions(title, found.raw, found.numbers) == []
+
+
+def test_lowering_keeps_each_characters_length_and_class_and_what_an_ascii_letter_matches() -> None:
+    """What Phrases.search reads in the lower case rests on, over every code point but İ, ı, ſ."""
+    word, space = re.compile(r"\w"), re.compile(r"\s")
+    ascii_letters = [re.compile(re.escape(c), re.I) for c in "abcdefghijklmnopqrstuvwxyz"]
+    for point in range(0x110000):
+        character = chr(point)
+        if 0xD800 <= point < 0xE000 or character in "\u0130\u0131\u017f":
+            continue
+        lowered = character.lower()
+        assert len(lowered) == 1
+        assert bool(word.match(character)) == bool(word.match(lowered))
+        assert bool(space.match(character)) == bool(space.match(lowered))
+        if point > 127 and lowered.isascii():  # a character outside ASCII that lowers into it (K)
+            assert any(letter.fullmatch(character) for letter in ascii_letters)
+        elif point > 127:
+            assert not any(letter.fullmatch(character) for letter in ascii_letters)
