@@ -82,7 +82,7 @@ class _Entry:
 
 
 def _entries(
-    document: Document, body: Body, notes: Phrases, not_consulted: tuple[Phrases, ...]
+    document: Document, body: Body, notes: _NoteLines, not_consulted: tuple[Phrases, ...]
 ) -> list[_Entry]:
     """The Sources entries that name a source, with their keys, their label and where the body
     first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
@@ -151,14 +151,29 @@ def _cited_by_name(
     return [], bool(lines) or listed
 
 
-def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
+class _NoteLines:
+    """Whether a body line is a note on a failed access (holds an `access_notes` phrase), each line
+    read once: a line that names several sources is asked about for each."""
+
+    def __init__(self, notes: Phrases) -> None:
+        self._notes = notes
+        self._known: dict[int, bool] = {}
+
+    def __call__(self, number: int, text: str) -> bool:
+        known = self._known.get(number)
+        if known is None:
+            known = self._known[number] = self._notes.search(text)
+        return known
+
+
+def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int | None:
     """The first body line that names one of these (normalised) URLs and is no note on a failed
     access; 0 when the body names them only in such notes; None when it does not name them."""
     lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
     first = next(lines, None)
     if first is None:
         return None
-    return next((number for number, text in itertools.chain((first,), lines) if not notes.search(text)), 0)
+    return next((number for number, text in itertools.chain((first,), lines) if not notes(number, text)), 0)
 
 
 def _is_template_example(normalised: list[str]) -> bool:
@@ -198,7 +213,8 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     )
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
-    entries = _entries(document, body, notes, (notes, labels))
+    note_lines = _NoteLines(notes)
+    entries = _entries(document, body, note_lines, (notes, labels))
     if not entries:
         return CheckOutcome(
             1, (Finding(section.line, "the Sources section lists no sources", rule="no_sources"),)
@@ -244,7 +260,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         findings.append(
             Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
         )
-    unlisted = _unlisted(document, body, notes, findings)
+    unlisted = _unlisted(document, body, note_lines, findings)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
@@ -265,7 +281,7 @@ def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool)
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
 
 
-def _unlisted(document: Document, body: Body, notes: Phrases, findings: list[Finding]) -> int:
+def _unlisted(document: Document, body: Body, notes: _NoteLines, findings: list[Finding]) -> int:
     """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
     in notes on a failed access is not cited); how many there are."""
     urls: set[str] = set()
