@@ -213,18 +213,23 @@ def _code_span(match: re.Match[str]) -> str:
     and so is a lone URL with credentials or placeholders in it (`https://TOKEN@github.com/`,
     `https://github.com/{owner}/{repo}.wiki.git`) or a clone address (`https://github.com/o/r.git`,
     a `.gitmodules` value): a form to type or a setting, not a source."""
-    inner = match.group(0).strip("`").strip()
+    span = match.group(0)
+    if "/" not in span and "." not in span:  # most spans (a name, a command): no URL in them
+        return " "
+    inner = span.strip("`").strip()
     return inner if _LONE_URL.fullmatch(inner) and _URL_FORM.search(inner) is None else " "
 
 
 # findings.URL over lower-cased UTF-8 bytes, split at its alternation so that each part starts with
 # a literal `re` searches for (`http`, `www.`) instead of trying `[hHwW]` at every h and w of the
 # text (~110 instructions a character); ASCII only, so a match stops at the first byte of a
-# character that is not, and the caller asks URL itself there. (`\s` of a str pattern also holds
-# \x1c-\x1f, a bytes pattern's does not.)
+# character that is not, and the caller asks URL itself there. The white space is spelled out: the
+# ASCII of a str pattern's `\s`, \t-\r, \x1c-\x1f and the space (a bytes `\s` lacks \x1c-\x1f), and
+# a class of nothing but bytes and ranges is one bitmap, where `\s` in it was a category test for
+# each character of every URL.
 _URL_REST = (
-    rb"[^\s\x1c-\x1f<>()\[\]|`\"'\x80-\xff]+"
-    rb"(?:\([^\s\x1c-\x1f()\x80-\xff]*\)[^\s\x1c-\x1f<>()\[\]|`\"'\x80-\xff]*)*"
+    rb"[^\t-\r\x1c-\x20<>()\[\]|`\"'\x80-\xff]+"
+    rb"(?:\([^\t-\r\x1c-\x20()\x80-\xff]*\)[^\t-\r\x1c-\x20<>()\[\]|`\"'\x80-\xff]*)*"
 )
 _HTTP_URL = re.compile(rb"https?://" + _URL_REST)
 _WWW_URL = re.compile(rb"www\." + _URL_REST)
@@ -432,10 +437,9 @@ class Body:
         if self._ascii is not None and url.isascii():
             at = self._ascii.find(url.encode("ascii"))
             return None if at < 0 else self.numbers[self._ascii.count(b"\n", 0, at)]
-        if self._lower is None:
-            self._lower = self.raw.lower()  # lowering keeps every line break, so lines still count
-        at = self._lower.find(url)
-        return None if at < 0 else self.numbers[self._lower.count("\n", 0, at)]
+        lower = self.lowered()
+        at = lower.find(url)
+        return None if at < 0 else self.numbers[lower.count("\n", 0, at)]
 
     def mentions(self, url: str) -> Iterator[tuple[int, str]]:
         """(line, text lower-cased) of each body line that holds a normalised URL, sorted, for telling
@@ -453,9 +457,7 @@ class Body:
         if self._ascii is not None and url.isascii():
             data, needle, newline = self._ascii, url.encode("ascii"), b"\n"
         else:
-            if self._lower is None:
-                self._lower = self.raw.lower()
-            data, needle, newline = self._lower, url, "\n"  # type: ignore[assignment]
+            data, needle, newline = self.lowered(), url, "\n"  # type: ignore[assignment]
         index = done = 0
         at = data.find(needle)
         while at >= 0:
@@ -467,6 +469,13 @@ class Body:
             line = data[start:end]
             yield self.numbers[index], line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             at = data.find(needle, end)
+
+    def lowered(self) -> str:
+        """`raw.lower()`, made when first asked. (Lowering keeps every line break, so lines still
+        count.)"""
+        if self._lower is None:
+            self._lower = self.raw.lower()
+        return self._lower
 
     def may_write(self, label: Label) -> bool:
         """False when the body cannot write a title label (`source_names.Title`, matched in any case):

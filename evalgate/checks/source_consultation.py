@@ -45,7 +45,7 @@ from evalgate.checks.source_citations import (
     top_section,
     url_key,
 )
-from evalgate.checks.source_names import Label, mentions, unique_labels
+from evalgate.checks.source_names import Label, Title, mentions, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -140,7 +140,12 @@ def _cited_by_name(
     consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
     Smith (1997)." cites it.)"""
     lines = [
-        found for name in names if body.may_write(name) for found in mentions(name, body.raw, body.numbers)
+        found
+        for name in names
+        if body.may_write(name)
+        for found in mentions(
+            name, body.raw, body.numbers, lowered=body.lowered() if isinstance(name, Title) else None
+        )
     ]
     used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
     if used:

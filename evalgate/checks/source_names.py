@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from evalgate.checks.source_reasons import FOLDS
 from evalgate.document import SourceEntry
 
 _PARTICLES = r"(?:(?i:van|von|de|der|den|di|da|du|del|della|le|la|ten|ter|dos|das)\s+)*"
@@ -144,14 +145,17 @@ def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]
     return {line: found for line, found in unique.items() if found}
 
 
-def mentions(label: Label, text: str, numbers: list[int], any_case: bool = False) -> list[tuple[int, str]]:
+def mentions(
+    label: Label, text: str, numbers: list[int], any_case: bool = False, lowered: str | None = None
+) -> list[tuple[int, str]]:
     """(document line, sentence) for each place in `text` (whose lines are document lines
     `numbers`) that writes the label: the title, or the author and then, as the first year within
     WINDOW characters on the same line, the year. The sentence is what the line says around it,
-    from the last sentence end before the label to the first after it."""
+    from the last sentence end before the label to the first after it. `lowered`, when given, is
+    `text.lower()` at hand (a title is looked for in it)."""
     found: list[tuple[int, str]] = []
     index = done = 0  # the line of offset `done` (the places come in order)
-    for at, stop in _places(label, text, any_case):
+    for at, stop in _places(label, text, any_case, lowered):
         end = text.find("\n", stop)
         end = len(text) if end < 0 else end
         if isinstance(label, AuthorYear):
@@ -169,7 +173,7 @@ def mentions(label: Label, text: str, numbers: list[int], any_case: bool = False
     return found
 
 
-def _places(label: Label, text: str, any_case: bool) -> Iterator[tuple[int, int]]:
+def _places(label: Label, text: str, any_case: bool, lowered: str | None = None) -> Iterator[tuple[int, int]]:
     """(start, end) of each match of `label.pattern(any_case)` in `text`. An author of one word (the
     most common) is found by str.find and its two boundary tests: no pattern to compile, and a
     faster scan than the pattern's."""
@@ -190,8 +194,34 @@ def _places(label: Label, text: str, any_case: bool) -> Iterator[tuple[int, int]
                 else:
                     at = text.find(last, at + 1)
             return
+    elif label.title.isascii() and not FOLDS.search(text):
+        yield from _title_places(label.title.split(), text.lower() if lowered is None else lowered)
+        return
     for match in label.pattern(any_case).finditer(text):
         yield match.span()
+
+
+def _title_places(words: list[str], lowered: str) -> Iterator[tuple[int, int]]:
+    """`Title.pattern`'s matches, found in the text's lower case from each place its first word
+    starts: the words, ASCII, each after a run of non-word characters (which cannot hold a word's
+    first character, so the run is all of them), the first and last words of their own. (Lower case
+    answers as `re.I` does where the text holds none of source_reasons.FOLDS.)"""
+    first, size = words[0], len(lowered)
+    at = lowered.find(first)
+    while at >= 0:
+        end = at + len(first) if not (at and _joins(lowered[at - 1], "")) else -1
+        for word in words[1:]:
+            if end < 0:
+                break
+            gap = end
+            while gap < size and not _joins(lowered[gap], ""):
+                gap += 1
+            end = gap + len(word) if gap > end and lowered.startswith(word, gap) else -1
+        if end >= 0 and not (end < size and _joins(lowered[end], "")):
+            yield at, end
+            at = lowered.find(first, end)
+        else:
+            at = lowered.find(first, at + 1)
 
 
 def _joins(character: str, also: str) -> bool:

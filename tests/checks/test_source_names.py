@@ -8,7 +8,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.source_names import _SENTENCE_END, AuthorYear, _places
+from evalgate.checks.source_names import _SENTENCE_END, AuthorYear, Title, _places
 
 SENTENCE_PIECES = st.sampled_from(
     ["al", "e.g", "i.e", "vs", "cf", "Fig", "No", "p", ".", "!", "?", ";", " ", "\n", "x", "_", "é", "et "]
@@ -42,3 +42,20 @@ def test_an_authors_places_are_the_patterns_matches(text: str) -> None:
             if (last.lower() if any_case else last) not in text:
                 plain = []
             assert list(_places(label, text, any_case)) == plain
+
+
+TITLE_PIECES = st.sampled_from(
+    ["The", "the", "THE", "Elements", "elements", "of", "Of", "Learning", "learning", "ı", "ſ", "İ", "\u212a",
+     "Kit", "kit", " ", "\n", "-", "*", "_", "é", "x", "2", ", ", "theElements"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TITLE_PIECES, max_size=16).map("".join))
+@example("the elements of learning*The Elements_of learning the--elements of, learning2")
+@example("KIT of the \u212ait of the kit of thex")
+@example("the elementſ of learning, kıt of the İ the elements of learning")  # ſ is s, ı is i, İ lowers to 2
+def test_a_titles_places_are_the_patterns_matches(text: str) -> None:
+    for title in ("the elements of learning", "kit of the", "élan of it", "of of"):
+        label = Title(title)
+        assert list(_places(label, text, True)) == [m.span() for m in label.pattern().finditer(text)]
