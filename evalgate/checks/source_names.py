@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from evalgate.checks.source_reasons import FOLDS
+from evalgate.checks.source_reasons import folds
 from evalgate.document import SourceEntry
 
 _PARTICLES = r"(?:(?i:van|von|de|der|den|di|da|du|del|della|le|la|ten|ter|dos|das)\s+)*"
@@ -194,7 +194,7 @@ def _places(label: Label, text: str, any_case: bool, lowered: str | None = None)
                 else:
                     at = text.find(last, at + 1)
             return
-    elif label.title.isascii() and not FOLDS.search(text):
+    elif label.title.isascii() and not folds(text):
         yield from _title_places(label.title.split(), text.lower() if lowered is None else lowered)
         return
     for match in label.pattern(any_case).finditer(text):
