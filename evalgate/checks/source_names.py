@@ -202,26 +202,36 @@ def _places(label: Label, text: str, any_case: bool, lowered: str | None = None)
 
 
 def _title_places(words: list[str], lowered: str) -> Iterator[tuple[int, int]]:
-    """`Title.pattern`'s matches, found in the text's lower case from each place its first word
-    starts: the words, ASCII, each after a run of non-word characters (which cannot hold a word's
-    first character, so the run is all of them), the first and last words of their own. (Lower case
-    answers as `re.I` does where the text holds none of source_reasons.FOLDS.)"""
-    first, size = words[0], len(lowered)
-    at = lowered.find(first)
+    """`Title.pattern`'s matches, found in the text's lower case: a match is the title's words as
+    words of the text (runs of `\\w`) one after another, with non-word characters between them, so
+    each place its longest word stands is read back and on from there (its first word is often
+    "the", written all over a body), and as finditer they do not overlap. ASCII words only. (Lower
+    case answers as `re.I` does where the text holds none of source_reasons.FOLDS.)"""
+    k = max(range(len(words)), key=lambda i: len(words[i]))  # the first of the longest
+    anchor, before, after = words[k], words[k - 1 :: -1] if k else [], words[k + 1 :]
+    size, done = len(lowered), 0
+    at = lowered.find(anchor)
     while at >= 0:
-        end = at + len(first) if not (at and _joins(lowered[at - 1], "")) else -1
-        for word in words[1:]:
+        start = at
+        for word in before:  # back over the non-word run before it, then the word
+            gap = start
+            while gap > 0 and not _joins(lowered[gap - 1], ""):
+                gap -= 1
+            start = gap - len(word) if gap < start and lowered.endswith(word, 0, gap) else -1
+            if start < 0:
+                break
+        end = at + len(anchor) if start >= 0 and not (start and _joins(lowered[start - 1], "")) else -1
+        for word in after:  # on over the non-word run after it, then the word
             if end < 0:
                 break
             gap = end
             while gap < size and not _joins(lowered[gap], ""):
                 gap += 1
             end = gap + len(word) if gap > end and lowered.startswith(word, gap) else -1
-        if end >= 0 and not (end < size and _joins(lowered[end], "")):
-            yield at, end
-            at = lowered.find(first, end)
-        else:
-            at = lowered.find(first, at + 1)
+        if end >= 0 and start >= done and not (end < size and _joins(lowered[end], "")):
+            yield start, end
+            done = end
+        at = lowered.find(anchor, at + 1)
 
 
 def _joins(character: str, also: str) -> bool:
