@@ -477,6 +477,12 @@ class Body:
             self._lower = self.raw.lower()
         return self._lower
 
+    def ascii_lowered(self) -> str:
+        """`raw` with A-Z lowered, and nothing else changed: its lowered UTF-8 bytes decoded where
+        the body was read as such (cheaper than str.lower for a text outside Latin-1), else
+        `lowered()`."""
+        return self.lowered() if self._ascii is None else self._ascii.decode("utf-8")
+
     def may_write(self, label: Label) -> bool:
         """False when the body cannot write a title label (`source_names.Title`, matched in any case):
         a word of it is not in the body's lower case. (True for any other label: `source_names.mentions`

@@ -144,7 +144,7 @@ def _cited_by_name(
         for name in names
         if body.may_write(name)
         for found in mentions(
-            name, body.raw, body.numbers, lowered=body.lowered() if isinstance(name, Title) else None
+            name, body.raw, body.numbers, lowered=body.ascii_lowered() if isinstance(name, Title) else None
         )
     ]
     used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))

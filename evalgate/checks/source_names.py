@@ -152,7 +152,8 @@ def mentions(
     `numbers`) that writes the label: the title, or the author and then, as the first year within
     WINDOW characters on the same line, the year. The sentence is what the line says around it,
     from the last sentence end before the label to the first after it. `lowered`, when given, is
-    `text.lower()` at hand (a title is looked for in it)."""
+    `text` with (at least) A-Z lowered and no character changed in length, at hand: a title is looked
+    for in it."""
     found: list[tuple[int, str]] = []
     index = done = 0  # the line of offset `done` (the places come in order)
     for at, stop in _places(label, text, any_case, lowered):
