@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
+from evalgate.checks.source_names import Label, Title
 from evalgate.document import Document, Section
 from evalgate.document.asciifold import ascii_lowered
 from evalgate.document.findings import URL, urls_in
@@ -60,6 +61,7 @@ _URL_FORM = re.compile(r"^[^/]*//[^/@]*@|[{}<>]|\.git/?$")
 _TRIM = ".,;:!?*_"  # what urls_in trims from a URL's end (punctuation after it, emphasis)
 _TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
 # The start of a line that starts a list item with an unticked box, `- [ ] ...` or `- **[ ]** ...`.
+_BOX = re.compile(r"\[ \]")
 _UNTICKED_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*|__)?\[ \]")
 
 
@@ -211,29 +213,73 @@ def _code_span(match: re.Match[str]) -> str:
     and so is a lone URL with credentials or placeholders in it (`https://TOKEN@github.com/`,
     `https://github.com/{owner}/{repo}.wiki.git`) or a clone address (`https://github.com/o/r.git`,
     a `.gitmodules` value): a form to type or a setting, not a source."""
-    inner = match.group(0).strip("`").strip()
+    span = match.group(0)
+    if "/" not in span and "." not in span:  # most spans (a name, a command): no URL in them
+        return " "
+    inner = span.strip("`").strip()
     return inner if _LONE_URL.fullmatch(inner) and _URL_FORM.search(inner) is None else " "
 
 
 # findings.URL over lower-cased UTF-8 bytes, split at its alternation so that each part starts with
 # a literal `re` searches for (`http`, `www.`) instead of trying `[hHwW]` at every h and w of the
 # text (~110 instructions a character); ASCII only, so a match stops at the first byte of a
-# character that is not, and the caller asks URL itself there.
-_URL_REST = rb"[^\s<>()\[\]|`\"'\x80-\xff]+(?:\([^\s()\x80-\xff]*\)[^\s<>()\[\]|`\"'\x80-\xff]*)*"
+# character that is not, and the caller asks URL itself there. The white space is spelled out: the
+# ASCII of a str pattern's `\s`, \t-\r, \x1c-\x1f and the space (a bytes `\s` lacks \x1c-\x1f), and
+# a class of nothing but bytes and ranges is one bitmap, where `\s` in it was a category test for
+# each character of every URL.
+_URL_REST = (
+    rb"[^\t-\r\x1c-\x20<>()\[\]|`\"'\x80-\xff]+"
+    rb"(?:\([^\t-\r\x1c-\x20()\x80-\xff]*\)[^\t-\r\x1c-\x20<>()\[\]|`\"'\x80-\xff]*)*"
+)
 _HTTP_URL = re.compile(rb"https?://" + _URL_REST)
 _WWW_URL = re.compile(rb"www\." + _URL_REST)
+_WWW = re.compile(rb"www\.")  # findall counts them faster than bytes.count, which stops at every w
 # a scheme or `www.` followed by a character outside ASCII (each pattern starts with a literal)
 _NOT_ASCII_AFTER = (re.compile(rb"://[\x80-\xff]"), re.compile(rb"www\.[\x80-\xff]"))
+# _HTTP_URL, but a match that meets a character outside ASCII ends with its first byte: after the
+# URL, or after the scheme, or `httpſ` (ſ is s to URL). Such a match sends a text to _merged_urls.
+_HTTP_OR_NOT_ASCII = re.compile(rb"http(?:s?://(?:" + _URL_REST + rb"[\x80-\xff]?|[\x80-\xff])|\xc5\xbf)")
 
 
 def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, str]]:
     """(UTF-8 offset, URL) for the matches of `URL.finditer(text)`, in order, but for a match whose
     lower-cased bytes an earlier one had (its `url_key`, which reads the lower case, is that one's):
-    those are most of the corpus's ~89,000, skipped before they are read. The http and www matches of
-    the lower-cased bytes are merged (one inside another, a `www.` after a scheme or an address quoted
-    in a query, is part of it), each read as written from `utf8`; a URL that meets a character
-    outside ASCII is read by URL itself. A text where a URL may start with one is read by
-    URL.finditer. Held to finditer by a hypothesis test (through Body.citations)."""
+    those are most of the corpus's ~89,000, and are never looked at one by one. The http matches are
+    found by one findall and made distinct (in C); each distinct one is then placed at its first
+    occurrence that is a match, not a piece of another URL (`?u=https://...`, or a longer URL it
+    begins). That is every match where each `www.` of the text is inside an http URL (a bare one could
+    start a URL of its own) and no URL meets a character outside ASCII; any other text is read by
+    _merged_urls. Held to finditer by a hypothesis test (through Body.citations)."""
+    found = _HTTP_OR_NOT_ASCII.findall(lowered)
+    distinct = dict.fromkeys(found)
+    if any(m[-1] >= 0x80 for m in distinct) or len(_WWW.findall(lowered)) != b"".join(found).count(b"www."):
+        yield from _merged_urls(utf8, lowered, text)
+        return
+    cursor = 0  # the end of the last URL placed: the next distinct one is first met after it
+    for written in distinct:
+        at = lowered.find(written, cursor)
+        floor = cursor  # a match boundary at or before `at` (no URL crosses a line end either)
+        while True:
+            line = lowered.rfind(b"\n", floor, at) + 1
+            match = _HTTP_URL.search(lowered, max(floor, line))
+            while match is not None and match.end() <= at:  # the URLs before it on its line
+                match = _HTTP_URL.search(lowered, match.end())
+            # `at` starts a URL or is inside one (it holds `https?://` and a character after it)
+            assert match is not None and match.start() <= at
+            if match.start() == at and match.end() == at + len(written):
+                break
+            floor = match.end()  # inside another URL, or the start of a longer one: look after it
+            at = lowered.find(written, floor)
+        cursor = at + len(written)
+        yield at, utf8[at:cursor].decode("ascii")
+
+
+def _merged_urls(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, str]]:
+    """_url_matches for any text: the http and www matches of the lower-cased bytes are merged (one
+    inside another, a `www.` after a scheme or an address quoted in a query, is part of it), each read
+    as written from `utf8`, skipped where an earlier one had its lower-cased bytes; a URL that meets a
+    character outside ASCII is read by URL itself. A text where a URL may start with one is read by
+    URL.finditer."""
     if b"http\xc5\xbf://" in lowered or any(p.search(lowered) for p in _NOT_ASCII_AFTER):  # `httpſ`: ſ is s
         yield from ((len(text[: m.start()].encode("utf-8")), m.group(0)) for m in URL.finditer(text))
         return
@@ -312,7 +358,7 @@ class Body:
         if "`" in raw:
             raw = _CODE_SPAN.sub(_code_span, raw)
         unticked: list[str] = []
-        if "[ ]" in raw:
+        if _BOX.search(raw):  # (`re` scans for the `[`, rarer than the ` ` and `]` that `in` stops at)
             raw, unticked = _without_unticked_items(raw)
         self.numbers = numbers
         self._in_order = in_order
@@ -321,6 +367,7 @@ class Body:
         self._utf8 = raw.encode("utf-8")
         self._ascii = ascii_lowered(raw, self._utf8)
         self._lower: str | None = None
+        self._folds: bool | None = None  # whether the body holds `ı` or `ſ` (read when first asked)
         self.citations = self._cite()
         self._url_lines = {url_key(c.url): c.line for c in self.citations}
         self._identifier_lines: dict[str, int] | None = None  # built when first asked
@@ -390,10 +437,9 @@ class Body:
         if self._ascii is not None and url.isascii():
             at = self._ascii.find(url.encode("ascii"))
             return None if at < 0 else self.numbers[self._ascii.count(b"\n", 0, at)]
-        if self._lower is None:
-            self._lower = self.raw.lower()  # lowering keeps every line break, so lines still count
-        at = self._lower.find(url)
-        return None if at < 0 else self.numbers[self._lower.count("\n", 0, at)]
+        lower = self.lowered()
+        at = lower.find(url)
+        return None if at < 0 else self.numbers[lower.count("\n", 0, at)]
 
     def mentions(self, url: str) -> Iterator[tuple[int, str]]:
         """(line, text lower-cased) of each body line that holds a normalised URL, sorted, for telling
@@ -411,9 +457,7 @@ class Body:
         if self._ascii is not None and url.isascii():
             data, needle, newline = self._ascii, url.encode("ascii"), b"\n"
         else:
-            if self._lower is None:
-                self._lower = self.raw.lower()
-            data, needle, newline = self._lower, url, "\n"  # type: ignore[assignment]
+            data, needle, newline = self.lowered(), url, "\n"  # type: ignore[assignment]
         index = done = 0
         at = data.find(needle)
         while at >= 0:
@@ -425,6 +469,30 @@ class Body:
             line = data[start:end]
             yield self.numbers[index], line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             at = data.find(needle, end)
+
+    def lowered(self) -> str:
+        """`raw.lower()`, made when first asked. (Lowering keeps every line break, so lines still
+        count.)"""
+        if self._lower is None:
+            self._lower = self.raw.lower()
+        return self._lower
+
+    def ascii_lowered(self) -> str:
+        """`raw` with A-Z lowered, and nothing else changed: its lowered UTF-8 bytes decoded where
+        the body was read as such (cheaper than str.lower for a text outside Latin-1), else
+        `lowered()`."""
+        return self.lowered() if self._ascii is None else self._ascii.decode("utf-8")
+
+    def may_write(self, label: Label) -> bool:
+        """False when the body cannot write a title label (`source_names.Title`, matched in any case):
+        a word of it is not in the body's lower case. (True for any other label: `source_names.mentions`
+        looks for an author's name itself.) Exact where the body holds none of `ı`, `ſ` (which match `i`
+        and `s` in any case) and is read as ASCII-lowered bytes; where it does, True."""
+        if not isinstance(label, Title) or self._ascii is None or not label.title.isascii():
+            return True
+        if self._folds is None:
+            self._folds = "\u0131" in self.raw or "\u017f" in self.raw
+        return self._folds or all(word.encode("ascii") in self._ascii for word in label.title.split())
 
     def lists_unticked(self, url: str) -> bool:
         """Whether a `[ ]` item of the body holds a normalised URL."""

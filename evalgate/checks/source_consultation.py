@@ -45,7 +45,7 @@ from evalgate.checks.source_citations import (
     top_section,
     url_key,
 )
-from evalgate.checks.source_names import Label, mentions, unique_labels
+from evalgate.checks.source_names import Label, Title, mentions, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -82,7 +82,7 @@ class _Entry:
 
 
 def _entries(
-    document: Document, body: Body, notes: Phrases, not_consulted: tuple[Phrases, ...]
+    document: Document, body: Body, notes: _NoteLines, not_consulted: tuple[Phrases, ...]
 ) -> list[_Entry]:
     """The Sources entries that name a source, with their keys, their label and where the body
     first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
@@ -139,7 +139,14 @@ def _cited_by_name(
     ("Smith et al. (2024) was not accessed"); a body `[ ]` item naming it records it as not
     consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
     Smith (1997)." cites it.)"""
-    lines = [found for name in names for found in mentions(name, body.raw, body.numbers)]
+    lines = [
+        found
+        for name in names
+        if body.may_write(name)
+        for found in mentions(
+            name, body.raw, body.numbers, lowered=body.ascii_lowered() if isinstance(name, Title) else None
+        )
+    ]
     used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
     if used:
         return used[:1], False
@@ -149,20 +156,35 @@ def _cited_by_name(
     return [], bool(lines) or listed
 
 
-def _cited_outside_notes(body: Body, urls: list[str], notes: Phrases) -> int | None:
+class _NoteLines:
+    """Whether a body line is a note on a failed access (holds an `access_notes` phrase), each line
+    read once: a line that names several sources is asked about for each."""
+
+    def __init__(self, notes: Phrases) -> None:
+        self._notes = notes
+        self._known: dict[int, bool] = {}
+
+    def __call__(self, number: int, text: str) -> bool:
+        known = self._known.get(number)
+        if known is None:
+            known = self._known[number] = self._notes.search(text)
+        return known
+
+
+def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int | None:
     """The first body line that names one of these (normalised) URLs and is no note on a failed
     access; 0 when the body names them only in such notes; None when it does not name them."""
     lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
     first = next(lines, None)
     if first is None:
         return None
-    return next((number for number, text in itertools.chain((first,), lines) if not notes.search(text)), 0)
+    return next((number for number, text in itertools.chain((first,), lines) if not notes(number, text)), 0)
 
 
 def _is_template_example(normalised: list[str]) -> bool:
     """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
     normalised."""
-    return bool(normalised) and all(_TEMPLATE_URL.fullmatch(u) for u in normalised)
+    return bool(normalised) and all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
 def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:
@@ -196,7 +218,8 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     )
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
-    entries = _entries(document, body, notes, (notes, labels))
+    note_lines = _NoteLines(notes)
+    entries = _entries(document, body, note_lines, (notes, labels))
     if not entries:
         return CheckOutcome(
             1, (Finding(section.line, "the Sources section lists no sources", rule="no_sources"),)
@@ -242,7 +265,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         findings.append(
             Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
         )
-    unlisted = _unlisted(document, body, notes, findings)
+    unlisted = _unlisted(document, body, note_lines, findings)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
@@ -263,7 +286,7 @@ def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool)
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
 
 
-def _unlisted(document: Document, body: Body, notes: Phrases, findings: list[Finding]) -> int:
+def _unlisted(document: Document, body: Body, notes: _NoteLines, findings: list[Finding]) -> int:
     """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
     in notes on a failed access is not cited); how many there are."""
     urls: set[str] = set()

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from evalgate.checks.source_reasons import folds
 from evalgate.document import SourceEntry
 
 _PARTICLES = r"(?:(?i:van|von|de|der|den|di|da|du|del|della|le|la|ten|ter|dos|das)\s+)*"
@@ -35,9 +36,11 @@ _NOT_AUTHORS = frozenset(
     {"a", "an", "the", "on", "in", "of", "for", "to", "from", "how", "what", "why", "when", "where"}
     | {"which", "who", "is", "are", "do", "does", "can"}
 )
-# a sentence's end: not the point of "et al.", "e.g.", "i.e.", "vs.", "cf.", "Fig.", "No.", "p."
+# a sentence's end: not the point of "et al.", "e.g.", "i.e.", "vs.", "cf.", "Fig.", "No.", "p." (the
+# look-behinds follow the point and take it in, so the pattern starts with a class `re` scans for
+# instead of trying eight look-behinds at every character)
 _SENTENCE_END = re.compile(
-    r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)(?<!\bFig)(?<!\bNo)(?<!\bp)[.!?;](?=\s)"
+    r"[.!?;](?<!\bal.)(?<!\be\.g.)(?<!\bi\.e.)(?<!\bvs.)(?<!\bcf.)(?<!\bFig.)(?<!\bNo.)(?<!\bp.)(?=\s)"
 )
 WINDOW = 40  # characters after the author in which its year must be the first year written
 # a title set off in single emphasis (not bold) or quotes
@@ -87,10 +90,22 @@ class Title:
 Label = AuthorYear | Title
 
 
+def _display_name(source: SourceEntry) -> str:
+    """An entry's display name: its link's text, else its text."""
+    link = _LINK_TEXT.match(source.text)
+    return link.group(1) if link else source.text
+
+
 def title(source: SourceEntry) -> Title | None:
     """The title an entry's name sets off in italics or quotes, if three words or more."""
-    link = _LINK_TEXT.match(source.text)
-    name = link.group(1) if link else source.text
+    return _title(_display_name(source))
+
+
+def _title(name: str) -> Title | None:
+    # _TITLE starts with look-behinds, so it is tried at every character: most names hold none of
+    # the four characters a title needs
+    if "*" not in name and "_" not in name and '"' not in name and "“" not in name:
+        return None
     for found in _TITLE.finditer(name):
         words = _WORDS.findall(next(group for group in found.groups() if group is not None))
         if len(words) >= 3:
@@ -100,11 +115,15 @@ def title(source: SourceEntry) -> Title | None:
 
 def author_year(source: SourceEntry) -> AuthorYear | None:
     """The label `Author (Year)` an entry's name gives, or None."""
-    link = _LINK_TEXT.match(source.text)
-    name = link.group(1) if link else source.text
+    return _author_year(_display_name(source))
+
+
+def _author_year(name: str) -> AuthorYear | None:
+    year = _YEAR.search(name)  # first: it starts with a literal `(`, and most names hold no year
+    if year is None:
+        return None
     author = _AUTHOR.match(name)
-    year = _YEAR.search(name)
-    if author is None or year is None:
+    if author is None:
         return None
     first = author.group(1).rstrip(".'’")
     if first.split()[0].lower() in _NOT_AUTHORS:
@@ -117,7 +136,8 @@ def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]
     shares."""
     labels: dict[int, tuple[Label, ...]] = {}
     for source in sources:
-        found = tuple(label for label in (author_year(source), title(source)) if label is not None)
+        name = _display_name(source)
+        found = tuple(label for label in (_author_year(name), _title(name)) if label is not None)
         if found:
             labels[source.line] = found
     counts = Counter(label for found in labels.values() for label in found)
@@ -125,28 +145,96 @@ def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]
     return {line: found for line, found in unique.items() if found}
 
 
-def mentions(label: Label, text: str, numbers: list[int], any_case: bool = False) -> list[tuple[int, str]]:
+def mentions(
+    label: Label, text: str, numbers: list[int], any_case: bool = False, lowered: str | None = None
+) -> list[tuple[int, str]]:
     """(document line, sentence) for each place in `text` (whose lines are document lines
     `numbers`) that writes the label: the title, or the author and then, as the first year within
     WINDOW characters on the same line, the year. The sentence is what the line says around it,
-    from the last sentence end before the label to the first after it."""
+    from the last sentence end before the label to the first after it. `lowered`, when given, is
+    `text` with (at least) A-Z lowered and no character changed in length, at hand: a title is looked
+    for in it."""
     found: list[tuple[int, str]] = []
-    if isinstance(label, AuthorYear):
-        last = label.author.split()[-1]
-        if (last.lower() if any_case else last) not in text:
-            return found
-    for match in label.pattern(any_case).finditer(text):
-        end = text.find("\n", match.end())
+    index = done = 0  # the line of offset `done` (the places come in order)
+    for at, stop in _places(label, text, any_case, lowered):
+        end = text.find("\n", stop)
         end = len(text) if end < 0 else end
-        stop = match.end()
         if isinstance(label, AuthorYear):
-            year = _ANY_YEAR.search(text, match.end(), min(match.end() + WINDOW, end))
+            year = _ANY_YEAR.search(text, stop, min(stop + WINDOW, end))
             if year is None or year.group(0) != label.year:
                 continue
             stop = year.end()
-        start = text.rfind("\n", 0, match.start()) + 1
-        before = [m.end() for m in _SENTENCE_END.finditer(text, start, match.start())]
+        start = text.rfind("\n", 0, at) + 1
+        before = [m.end() for m in _SENTENCE_END.finditer(text, start, at)]
         after = _SENTENCE_END.search(text, stop, end)
         sentence = text[before[-1] if before else start : after.start() + 1 if after else end]
-        found.append((numbers[text.count("\n", 0, start)], sentence))
+        index += text.count("\n", done, start)
+        done = start
+        found.append((numbers[index], sentence))
     return found
+
+
+def _places(label: Label, text: str, any_case: bool, lowered: str | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) of each match of `label.pattern(any_case)` in `text`. An author of one word (the
+    most common) is found by str.find and its two boundary tests: no pattern to compile, and a
+    faster scan than the pattern's."""
+    if isinstance(label, AuthorYear):
+        last = label.author.split()[-1]
+        if (last.lower() if any_case else last) not in text:
+            return
+        if not any_case and label.author == last and not last.islower():
+            size = len(last)
+            at = text.find(last)
+            while at >= 0:
+                after = at + size
+                if not (at and _joins(text[at - 1], "'’-")) and not (
+                    after < len(text) and _joins(text[after], "-")
+                ):
+                    yield at, after
+                    at = text.find(last, after)  # as finditer: the next match starts after this one
+                else:
+                    at = text.find(last, at + 1)
+            return
+    elif label.title.isascii() and not folds(text):
+        yield from _title_places(label.title.split(), text.lower() if lowered is None else lowered)
+        return
+    for match in label.pattern(any_case).finditer(text):
+        yield match.span()
+
+
+def _title_places(words: list[str], lowered: str) -> Iterator[tuple[int, int]]:
+    """`Title.pattern`'s matches, found in the text's lower case: a match is the title's words as
+    words of the text (runs of `\\w`) one after another, with non-word characters between them, so
+    each place its longest word stands is read back and on from there (its first word is often
+    "the", written all over a body), and as finditer they do not overlap. ASCII words only. (Lower
+    case answers as `re.I` does where the text holds none of source_reasons.FOLDS.)"""
+    k = max(range(len(words)), key=lambda i: len(words[i]))  # the first of the longest
+    anchor, before, after = words[k], words[k - 1 :: -1] if k else [], words[k + 1 :]
+    size, done = len(lowered), 0
+    at = lowered.find(anchor)
+    while at >= 0:
+        start = at
+        for word in before:  # back over the non-word run before it, then the word
+            gap = start
+            while gap > 0 and not _joins(lowered[gap - 1], ""):
+                gap -= 1
+            start = gap - len(word) if gap < start and lowered.endswith(word, 0, gap) else -1
+            if start < 0:
+                break
+        end = at + len(anchor) if start >= 0 and not (start and _joins(lowered[start - 1], "")) else -1
+        for word in after:  # on over the non-word run after it, then the word
+            if end < 0:
+                break
+            gap = end
+            while gap < size and not _joins(lowered[gap], ""):
+                gap += 1
+            end = gap + len(word) if gap > end and lowered.startswith(word, gap) else -1
+        if end >= 0 and start >= done and not (end < size and _joins(lowered[end], "")):
+            yield start, end
+            done = end
+        at = lowered.find(anchor, at + 1)
+
+
+def _joins(character: str, also: str) -> bool:
+    """Whether `character` is a word character (`\\w`) or one of `also`."""
+    return character.isalnum() or character == "_" or character in also

@@ -166,6 +166,7 @@ ACCESS_NOTES = (
 
 
 _TOKEN = re.compile(r"\w+")
+_TOKEN_BYTES = re.compile(rb"[A-Za-z0-9_]+")  # a class of bytes: one bitmap, not a test per character
 
 
 class Phrases:
@@ -173,20 +174,18 @@ class Phrases:
     words are flexible (`identified but` matches "identified, but"), and a word ending in `*` takes
     any ending. One regex alternation of many phrases tries every character (~40 us on a long
     line) and most texts hold no phrase, so `search` first asks whether the text's words (runs of
-    `\\w`, lower-cased) include one anchor: a phrase's longest whole word piece (a match holds it as
-    a word of its own), or the start of a word that ends in `*` for a phrase of nothing else."""
+    `\\w`, lower-cased) hold every whole word piece of one phrase (a match holds each as a word of
+    its own), or the start of a word that ends in `*` for a phrase of nothing else. For phrases in
+    ASCII the words are read from the text's UTF-8 bytes, A-Z lowered: a word of the phrase is a run
+    of ASCII letters there too, between bytes that are not (where the text holds none of FOLDS)."""
 
     def __init__(self, phrases: tuple[str, ...]) -> None:
         alternatives = []
-        anchors: set[str] = set()
+        needs: dict[str, set[frozenset[str]]] = {}  # a phrase's whole words, by its longest
         starts: set[str] = set()
         for phrase in sorted(set(phrases), key=len, reverse=True):
             words = phrase.split()
-            alternatives.append(
-                r"[\s,;:]+".join(
-                    re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else "") for w in words
-                )
-            )
+            alternatives.append(_alternative(words))
             whole: list[str] = []
             partial: list[str] = []
             for word in words:
@@ -195,19 +194,72 @@ class Phrases:
                     partial.append(pieces.pop())
                 whole += pieces
             if whole:
-                anchors.add(max(whole, key=len))
+                needs.setdefault(max(whole, key=len), set()).add(frozenset(whole))
             else:
                 starts.add(max(partial, key=len))
-        self.pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.I)
-        self.anchors = frozenset(anchors)
+        self._source = r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)"
+        self._pattern: re.Pattern[str] | None = None
+        self.anchors = frozenset(needs)
+        self._needs = {anchor: tuple(words) for anchor, words in needs.items()}
         self.starts = tuple(sorted(starts))
+        self._bytes = None  # the same three as bytes, for phrases in ASCII
+        if all(word.isascii() for group in needs.values() for words in group for word in words) and all(
+            start.isascii() for start in starts
+        ):
+            self._bytes = (
+                frozenset(anchor.encode() for anchor in needs),
+                {
+                    anchor.encode(): tuple(frozenset(w.encode() for w in ws) for ws in group)
+                    for anchor, group in needs.items()
+                },
+                tuple(start.encode() for start in sorted(starts)),
+            )
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The phrases as one pattern (`re.I`), compiled when first asked: compiling the three shipped
+        lists takes ~7 ms, and a document none of whose texts passes the words' filter never needs it."""
+        if self._pattern is None:
+            self._pattern = re.compile(self._source, re.I)
+        return self._pattern
 
     def search(self, text: str) -> bool:
         """Whether one of the phrases occurs in `text`."""
+        if folds(text):  # the words' filter, which reads the lower case, would miss "conſulted"
+            return self.pattern.search(text) is not None
+        if self._bytes is not None:
+            anchors, needs, starts = self._bytes
+            data = text.encode("utf-8").lower()
+            words = set(_TOKEN_BYTES.findall(data))
+            if not any(w <= words for a in anchors.intersection(words) for w in needs[a]) and not any(
+                s in data for s in starts
+            ):
+                return False
+            return self.pattern.search(text) is not None
         lowered = text.lower()
-        if self.anchors.isdisjoint(_TOKEN.findall(lowered)) and not any(s in lowered for s in self.starts):
+        tokens = set(_TOKEN.findall(lowered))
+        if not any(
+            words <= tokens for anchor in self.anchors.intersection(tokens) for words in self._needs[anchor]
+        ) and not any(s in lowered for s in self.starts):
             return False
         return self.pattern.search(text) is not None
+
+
+def _alternative(words: list[str]) -> str:
+    """A phrase's words as a pattern: white space and `,;:` between them, `*` taking any ending."""
+    return r"[\s,;:]+".join(re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else "") for w in words)
+
+
+# What `re.I` matches to an ASCII letter but does not lower to it (ı, ſ), or lowers to two characters
+# (İ), or lowers to an ASCII letter that its UTF-8 bytes lowered do not hold (K, KELVIN SIGN): no other
+# character does any of these (tests/checks/test_source_citations.py reads every code point).
+FOLDS = "\u0130\u0131\u017f\u212a"
+
+
+def folds(text: str) -> bool:
+    """Whether `text` holds one of FOLDS. (Four `in` tests: a str of Latin-1 cannot hold them, so each
+    answers at once, where a regex class tested every character.)"""
+    return any(character in text for character in FOLDS)
 
 
 @lru_cache(maxsize=32)

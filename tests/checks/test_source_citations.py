@@ -68,7 +68,8 @@ URL_PIECES = st.sampled_from(
     ["https://", "HTTP://", "www.", "a.org", "/p", "?q=1", "#f", ".", ",", ")", "(", "[x](", "`", "``", " ",
      "\n",
      "https://a.org/p", "https://a.org/p/q", "url=https://b.org", "- [ ] ", "- [x] ", "```\n", "é",
-     "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://"]
+     "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://", "\x1f",
+     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r"]
 )  # fmt: skip
 
 
@@ -89,6 +90,10 @@ def _plain_citations(text: str) -> list[tuple[str, int]]:
 @given(st.lists(URL_PIECES, max_size=30).map("".join))
 @example("https://a.org/p?u=https://b.org/x https://b.org/x")
 @example("https://a.org/p https://a.org/pq https://a.org/p")
+# a URL met first inside a repeated one, then as the start of a repeated longer one
+@example("https://a.org/?u=https://b.org https://c.org https://a.org/?u=https://b.org\nhttps://b.org")
+@example("https://a.org/p https://c.org https://a.org/p\nhttps://a.org")
+@example("https://a.org/p\x1fq")  # \x1f is white space to URL
 def test_citations_are_every_url_at_its_first_line(body: str) -> None:
     text = (
         f"## Sources\n\n- [x] [A](https://a.org/p)\n\n## Research Skill Output\n\n{body}\n\n"
@@ -125,16 +130,68 @@ def test_unticked_items_are_the_line_patterns(text: str) -> None:
 PHRASE_PIECES = st.sampled_from(
     ["not", "consulted", "returned", "403", "paywalled", "pay", "wall", "access", "-gated", "gated", "in",
      "this", "session", "Session", "identified", "but", ",", ";", " ", "\n", "non", "-", "_", "é", "x", "NOT",
-     "retrieval"]
+     "retrieval", "İ", "ı", "ſ", "\u212a", "ACCESS", "paywalled", "Returned", "not consulted"]
 )  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(PHRASE_PIECES, max_size=14).map("".join))
 @example("non-access-gated, identified,but not  consulted")
+@example("ſeſſion acceſſ not conſulted İdentified")  # ſ is s, and İ is i, in any case
 def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
     from evalgate.checks.source_reasons import ACCESS_NOTES, REASONS, phrase_pattern
 
-    for phrases in (REASONS, ACCESS_NOTES, ("access-gated", "pay*", "not retriev*")):
+    for phrases in (
+        REASONS,
+        ACCESS_NOTES,
+        ("access-gated", "pay*", "not retriev*"),
+        ("Not Consulted", "café"),
+    ):
         matcher = phrase_pattern(phrases)
         assert matcher.search(text) == (matcher.pattern.search(text) is not None)
+
+
+TITLE_PIECES = st.sampled_from(
+    ["The", "the", "THE", "Elements", "elements", "of", "Of", "Learning", "learning", "ı", "ſ", "İ", "\u212a",
+     "Kit", "kit", "Statistical", " ", "\n", "-", "*", "é"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TITLE_PIECES, max_size=16).map("".join))
+@example("The Elements of Statiſtical Learning")  # ſ is s in any case
+@example("thE elements OF statistical learning")
+def test_a_title_the_body_cannot_write_is_named_nowhere(body: str) -> None:
+    from evalgate.checks.source_names import Title, mentions
+
+    document = parse_document(f"## Research Skill Output\n\n{body}\n\n## Findings\n\nEnd.\n")
+    found = Body(document)
+    for title in (Title("the elements of statistical learning"), Title("kit of the"), Title("élan of it")):
+        if not found.may_write(title):
+            assert mentions(title, found.raw, found.numbers) == []
+
+
+def test_lowering_keeps_each_characters_length_and_class_and_what_an_ascii_letter_matches() -> None:
+    """What the lower-case readings of Phrases.search and source_names rest on, over every code point
+    outside FOLDS: lowering keeps a character one character, of its class (`\\w`, `\\s`); a character
+    outside ASCII neither lowers into ASCII nor matches an ASCII letter under `re.I`."""
+    from evalgate.checks.source_reasons import FOLDS
+
+    word, space = re.compile(r"\w"), re.compile(r"\s")
+    ascii_letters = re.compile("[a-z]", re.I)
+    folded = 0
+    for point in range(0x110000):
+        character = chr(point)
+        if 0xD800 <= point < 0xE000:
+            continue
+        if character in FOLDS:
+            folded += 1
+            continue
+        lowered = character.lower()
+        assert len(lowered) == 1
+        assert bool(word.match(character)) == bool(word.match(lowered))
+        assert bool(space.match(character)) == bool(space.match(lowered))
+        if point > 127:
+            assert not lowered.isascii()
+            assert not ascii_letters.match(character)
+    assert folded == 4
