@@ -80,7 +80,8 @@ def heading_title_always(raw: str) -> str:
 
 
 def content_words_always(text: str) -> frozenset[str]:
-    words = evidence_map_coverage._WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
+    """The plain form: every word (two or more of a-z and 0-9) found by its pattern and stemmed."""
+    words = re.findall(r"[a-z0-9]{2,}", URL.sub(" ", text).lower().replace("'s", ""))
     return frozenset(s for s in map(evidence_map_coverage._stem, words) if s is not None)
 
 
