@@ -106,7 +106,7 @@ def test_a_worker_has_its_next_targets_before_the_caller_gets_the_outcomes_it_se
     assert got["done while the caller waited"] >= 17
 
 
-# What happens to the worker on target 9, the budget, and what that target's outcome then says.
+# What happens to the worker on target 7, the budget, and what that target's outcome then says.
 _FAULTS = {
     "hangs": ("time.sleep(600)", 1.0, "took longer than 1 s"),
     "dies": ("os.kill(os.getpid(), signal.SIGKILL)", 30.0, "its worker process died (exit code -9)"),
@@ -115,21 +115,22 @@ _FAULTS = {
 
 @pytest.mark.parametrize("fault", sorted(_FAULTS))
 def test_a_target_that_hangs_or_kills_its_worker_costs_itself_alone(fault: str) -> None:
-    # Its worker holds the targets handed out behind it: they go to a new worker.
+    # Target 7 is the last of the first worker's first chunk (0-7 of 400): by the time it is on it,
+    # it has been handed 16-23 behind it, which go to a new worker with the rest.
     action, budget, why = _FAULTS[fault]
     got = _run(
         f"""
         import signal
         def faulty(n):
-            if n == 9:
+            if n == 7:
                 {action}
             return work(n)
-        outcomes = mapped(pool(faulty, budget={budget}), range(60))
+        outcomes = mapped(pool(faulty, budget={budget}), range(400))
         print(json.dumps({{"outcomes": [o[:2] for o in outcomes]}}))
         """
     )
-    expected = [[n, n * n] for n in range(60)]
-    expected[9] = [9, why]
+    expected = [[n, n * n] for n in range(400)]
+    expected[7] = [7, why]
     assert got["outcomes"] == expected
 
 
