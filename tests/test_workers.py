@@ -134,6 +134,45 @@ def test_a_target_that_hangs_or_kills_its_worker_costs_itself_alone(fault: str) 
     assert got["outcomes"] == expected
 
 
+def test_a_worker_that_died_before_it_was_handed_more_costs_its_target_alone() -> None:
+    # The first worker dies on target 7 having sent 0-6; the pool hands it more (16-23, or the
+    # chunk after) when it takes 6's outcome, and here not before the worker is dead (a zombie):
+    # the pipe it writes to is closed, and the worker's queue still goes to a new one.
+    got = _run(
+        """
+        import signal
+        def faulty(n):
+            if n == 7:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return work(n)
+        def zombie():
+            for pid in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{pid}/stat") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if fields[0] == "Z" and int(fields[1]) == os.getpid():
+                    return True
+            return False
+        held, died = w._Pipes.send, []
+        def late(self, obj):  # the chunks from 16 on wait for the first worker's death
+            if isinstance(obj, list) and obj and obj[0][0] >= 16 and not died:
+                deadline = time.monotonic() + 30
+                while not zombie() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                died.append(True)
+            held(self, obj)
+        w._Pipes.send = late
+        outcomes = mapped(pool(faulty), range(400))
+        print(json.dumps({"outcomes": [o[:2] for o in outcomes]}))
+        """
+    )
+    expected = [[n, n * n] for n in range(400)]
+    expected[7] = [7, "its worker process died (exit code -9)"]
+    assert got["outcomes"] == expected
+
+
 @pytest.mark.parametrize("last", [True, False])
 def test_on_the_last_map_each_worker_ends_once_it_has_nothing_left(last: bool) -> None:
     # A worker that has ended and is not yet waited for is a zombie ("Z" in /proc/PID/stat). Without

@@ -269,7 +269,11 @@ class Workers(Generic[T, R]):
         if not worker.queue:  # else it is still on its queue's head, started when that began
             worker.since = time.monotonic()
         worker.queue.extend(chunk)
-        worker.process.channel.send(chunk)
+        # A worker may have died since its last outcome (a chunk goes out while it works): its pipe
+        # is closed, and _receive then finds it gone and hands its queue, this chunk too, to a new
+        # worker, but for the target it died on.
+        with suppress(OSError):
+            worker.process.channel.send(chunk)
 
     def _receive(self, worker: _Worker[T], done: dict[int, R], pending: deque[tuple[int, T]]) -> None:
         try:
