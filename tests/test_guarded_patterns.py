@@ -10,7 +10,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalgate.checks import evidence_map_coverage
-from evalgate.checks.key_finding_word_count import _MARKUP as KF_MARKUP
 from evalgate.checks.key_finding_word_count import claim_words
 from evalgate.document import normalise_title
 from evalgate.document.findings import _LABEL_WORDS, URL, _cut_trailing_label
@@ -19,6 +18,9 @@ from evalgate.document.scan import _MARKUP, heading_title, strip_links
 # The patterns as first written (quadratic on crafted lines): the plain forms the rewrites must equal.
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# claim_words counts markup as removed without removing it (key_finding_word_count): the plain form
+# removes it.
+KF_MARKUP = re.compile(r"[*_`~]+")
 _TRAIL_LABEL = re.compile(rf"\s*(?:\*\*)?\[(?:{_LABEL_WORDS})[^\]]*\](?:\*\*)?\.?\s*$", re.I)
 
 PIECES = st.sampled_from(
@@ -78,7 +80,8 @@ def heading_title_always(raw: str) -> str:
 
 
 def content_words_always(text: str) -> frozenset[str]:
-    words = evidence_map_coverage._WORD.findall(URL.sub(" ", text).lower().replace("'s", ""))
+    """The plain form: every word (two or more of a-z and 0-9) found by its pattern and stemmed."""
+    words = re.findall(r"[a-z0-9]{2,}", URL.sub(" ", text).lower().replace("'s", ""))
     return frozenset(s for s in map(evidence_map_coverage._stem, words) if s is not None)
 
 

@@ -23,7 +23,6 @@ from evalgate.rubrics.params import KeyFindingWordCountParams
 DEFAULTS = KeyFindingWordCountParams()
 MIN_WORDS = DEFAULTS.min_words
 MIN_FINDINGS, MAX_FINDINGS = DEFAULTS.min_findings, DEFAULTS.max_findings
-_MARKUP = re.compile(r"[*_`~]+")
 # A white-space-delimited token holding a letter or digit, matched from its first letter or digit to
 # its end (`\S*+` takes the rest and gives nothing back), so each such token is one match: the same
 # count as `\S*?[^\W_]\S*` from the token's first character, without the lazy run in front
@@ -38,8 +37,10 @@ def claim_words(claim: str) -> int:
     text = strip_links(claim) if "](" in claim else claim
     if "://" in text or "www." in text.lower():
         text = URL.sub(" ", text)
-    if "*" in text or "_" in text or "`" in text or "~" in text:
-        text = _MARKUP.sub("", text)
+    # Markup (`*`, `_`, `` ` ``, `~`) is counted as removed without removing it: a markup character is neither
+    # white space nor a letter or digit, so taking it out of a token neither splits nor joins tokens
+    # nor changes whether the token holds a letter or digit, and a token of markup alone holds none
+    # (the same count, held by a test; the substitution was a quarter of the check's time).
     return len(_WORD_TOKEN.findall(text))
 
 

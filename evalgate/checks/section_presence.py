@@ -255,10 +255,12 @@ def _placeholder_problem(
     if required.container:
         return None
     # emptiness looks at the whole span: `### §2 Investigation` often holds only `####` sub-questions
-    whole = range(section.line + 1, section.end_line + 1)
-    if all(_EMPTY_LINE.match(document.lines[n - 1]) or n in heading_lines for n in whole):
-        return section.line, "is empty (only template markers such as a lone '-')"
-    return None
+    # (a plain loop: it ends at the first line of text, most often the second)
+    lines = document.lines
+    for n in range(section.line + 1, section.end_line + 1):
+        if not _EMPTY_LINE.match(lines[n - 1]) and n not in heading_lines:
+            return None
+    return section.line, "is empty (only template markers such as a lone '-')"
 
 
 def _phrases_in(document: Document, template: _Template | None = None) -> tuple[tuple[str, str], ...]:

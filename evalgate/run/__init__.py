@@ -72,6 +72,10 @@ _POOL_THRESHOLD = 48
 # Files are taken in batches of this size: with judges, documents wait in memory for their judge
 # calls, and batches keep that memory flat however many files a run has (and progress moves).
 _BATCH = 64
+# Without judges a batch is decided and rendered as soon as its last result is back, while the
+# workers read on: small batches spread that work out (64 results at once kept the main process
+# from handing a worker its next chunk for ~15 ms), and leave less of it after the last result.
+_BATCH_UNJUDGED = 8
 
 
 @contextmanager
@@ -186,7 +190,7 @@ def run(
     results: list[FileResult] = []
     _extend(results, [error_result(p.display, p.message) for p in problems], each)
     done = 0
-    plan = batches(targets, baseline, _BATCH)
+    plan = batches(targets, baseline, _BATCH if judges else _BATCH_UNJUDGED)
     work = sum(len(batch.work) for batch in plan)
     pool_of = _structural_workers(work, config.jobs, task, config.document_timeout, judged=bool(judges))
     with pool_of as pool, _judging(config, rubric, judges, finishing.budget) as judging:
@@ -194,7 +198,7 @@ def run(
         # once and the workers never wait for the main process between batches; with judges each batch's
         # documents wait for their calls, and one batch at a time keeps that memory flat.
         everything = [target for batch in plan for target in batch.work]
-        ahead = in_order(pool, everything) if pool is not None and not judges else None
+        ahead = in_order(pool, everything, last=True) if pool is not None and not judges else None
         for batch in plan:
             chunk = batch.work
             evaluated: Iterable[Evaluated | tuple[Evaluated, list[Future[JudgeOutcome]]]]
@@ -317,13 +321,14 @@ def _decide_all(
     finishing: Finishing, evaluated: list[Evaluated], judged: Judged, *, judged_run: bool
 ) -> list[FileResult]:
     results = []
+    skipped = [] if judged_run else _skipped_judged(finishing.rubric, "no judge configured")  # (frozen)
     for item in evaluated:
         if item.error is not None:
             results.append(error_result(item.target.display, item.error))
             continue
         dims, calls, warnings = judged.get(item.target, ([], [], []))
         if not judged_run:
-            dims = _skipped_judged(finishing.rubric, "no judge configured")
+            dims = skipped
         results.append(
             finishing.finish(
                 item.target.display,

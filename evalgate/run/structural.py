@@ -131,10 +131,14 @@ def over_budget(budget: float) -> Callable[[Target, str], Outcome]:
 
 
 def in_order(
-    workers: Workers[Target, Outcome] | Timed[Target, Outcome], targets: Sequence[Target]
+    workers: Workers[Target, Outcome] | Timed[Target, Outcome],
+    targets: Sequence[Target],
+    *,
+    last: bool = False,
 ) -> Iterator[Evaluated]:
-    """The targets' structural pass in the workers, in their order (each yielded when it is back)."""
-    for target, outcome in zip(targets, workers.map(targets), strict=True):
+    """The targets' structural pass in the workers, in their order (each yielded when it is back);
+    `last`: the run hands the workers nothing more (Workers.map)."""
+    for target, outcome in zip(targets, workers.map(targets, last=last), strict=True):
         yield Evaluated(target, *outcome)
 
 

@@ -60,8 +60,8 @@ class Timed(Generic[T, R]):
         if self._running:
             raise OverBudget
 
-    def map(self, targets: Sequence[T]) -> Iterator[R]:
-        """The targets' outcomes, in their order."""
+    def map(self, targets: Sequence[T], *, last: bool = False) -> Iterator[R]:
+        """The targets' outcomes, in their order (`last`, as Workers.map takes it: no process to stop)."""
         for target in targets:
             done, outcome = self.within(self.budget, self._work, target)
             yield cast(R, outcome) if done else self.timed_out(target)

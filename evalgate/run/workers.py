@@ -33,7 +33,10 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
-CHUNK = 8  # targets handed to a worker at a time: fewer round trips, and a worker rarely waits
+CHUNK = 8  # the most targets handed to a worker at a time (fewer round trips)
+# A worker is handed its next chunk while it is on the last target it holds, so it never waits for
+# the main process between chunks (that main process decides and renders results between them).
+LOW_WATER = 2
 Method = Literal["fork", "spawn"]
 
 
@@ -209,10 +212,11 @@ class Workers(Generic[T, R]):
         self._timed_out = timed_out  # (target, why) -> the outcome that stands for it
         self._method = method  # asked at each start: a worker started later may need spawn
         self._workers: list[_Worker[T]] = []
+        self._leaving: list[_Worker[T]] = []  # asked to stop, not yet waited for
 
     def _start(self) -> _Worker[T]:
         if self._method() == "fork":
-            ours = [fd for w in self._workers for fd in w.process.descriptors()]
+            ours = [fd for w in (*self._workers, *self._leaving) for fd in w.process.descriptors()]
             process: _Forked | _Spawned = _Forked(self._work, ours)
         else:
             process = _Spawned(self._work)
@@ -220,18 +224,15 @@ class Workers(Generic[T, R]):
         self._workers.append(worker)
         return worker
 
-    def map(self, targets: Sequence[T]) -> Iterator[R]:
+    def map(self, targets: Sequence[T], *, last: bool = False) -> Iterator[R]:
         """The targets' outcomes, in their order, each yielded as soon as it and those before it are
-        back."""
+        back. `last`: no other map follows, so each worker is asked to stop as soon as it has nothing
+        left, and ends while the others finish (close() then only waits for it)."""
         pending: deque[tuple[int, T]] = deque(enumerate(targets))
         done: dict[int, R] = {}
         ahead = 0  # the next index to yield
+        self._top_up(pending, last=last)
         while ahead < len(targets):
-            while len(self._workers) < min(self._count, len(pending)):
-                self._start()
-            for worker in self._workers:
-                if not worker.queue and pending:
-                    self._hand(worker, pending)
             busy = [w for w in self._workers if w.queue]
             deadline = min(w.since for w in busy) + self._budget
             fds = [w.process.fileno() for w in busy]
@@ -241,15 +242,38 @@ class Workers(Generic[T, R]):
                     self._receive(worker, done, pending)
                 elif time.monotonic() - worker.since >= self._budget:
                     self._replace(worker, done, pending, f"took longer than {self._budget:g} s")
+            # before the caller gets the outcomes (and decides and renders them), every worker has
+            # its next targets
+            self._top_up(pending, last=last)
             while ahead in done:
                 yield done.pop(ahead)
                 ahead += 1
 
+    def _top_up(self, pending: deque[tuple[int, T]], *, last: bool) -> None:
+        """Workers started for what is pending, each handed more while it is on its last target;
+        with `last` and nothing pending, the idle ones let go."""
+        while len(self._workers) < min(self._count, len(pending)):
+            self._start()
+        for worker in self._workers:
+            if len(worker.queue) < LOW_WATER and pending:
+                self._hand(worker, pending)
+        if last and not pending:
+            self._let_go([w for w in self._workers if not w.queue])
+
     def _hand(self, worker: _Worker[T], pending: deque[tuple[int, T]]) -> None:
-        chunk = [pending.popleft() for _ in range(min(CHUNK, len(pending)))]
+        """The worker's next chunk: CHUNK targets while many are left, fewer towards the end (about
+        an eighth of what is left per worker, down to one), so that the workers finish together
+        rather than one idling while another works through a last chunk of eight."""
+        size = max(1, min(CHUNK, len(pending) // (8 * self._count)))
+        chunk = [pending.popleft() for _ in range(min(size, len(pending)))]
+        if not worker.queue:  # else it is still on its queue's head, started when that began
+            worker.since = time.monotonic()
         worker.queue.extend(chunk)
-        worker.since = time.monotonic()
-        worker.process.channel.send(chunk)
+        # A worker may have died since its last outcome (a chunk goes out while it works): its pipe
+        # is closed, and _receive then finds it gone and hands its queue, this chunk too, to a new
+        # worker, but for the target it died on.
+        with suppress(OSError):
+            worker.process.channel.send(chunk)
 
     def _receive(self, worker: _Worker[T], done: dict[int, R], pending: deque[tuple[int, T]]) -> None:
         try:
@@ -273,15 +297,20 @@ class Workers(Generic[T, R]):
         done[index] = self._timed_out(target, why)
         pending.extendleft(reversed(worker.queue))
 
+    def _let_go(self, idle: list[_Worker[T]]) -> None:
+        """Ask idle workers to stop; they end on their own, and close() waits for them."""
+        for worker in idle:
+            worker.process.ask_to_stop()
+            self._workers.remove(worker)
+            self._leaving.append(worker)
+
     def close(self) -> None:
         """Ask every worker to stop, then make sure it has: one still busy (the run was interrupted)
         is killed."""
-        idle = [w for w in self._workers if not w.queue]
-        for worker in idle:
-            worker.process.ask_to_stop()
-        for worker in self._workers:
-            if worker in idle:
-                worker.process.stop(5)
-            else:
-                worker.process.kill()
-        self._workers = []
+        busy = [w for w in self._workers if w.queue]
+        self._let_go([w for w in self._workers if not w.queue])
+        for worker in self._leaving:
+            worker.process.stop(5)
+        for worker in busy:
+            worker.process.kill()
+        self._workers, self._leaving = [], []
