@@ -63,6 +63,11 @@ _REFERENCE = re.compile(
     r"(?:[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?[ \t]*$"
 )
 
+# `"]:" in text` as a regex: the same instructions (~1 a character of every file's whole text), but
+# str's two-character search ran them at a third of the speed, 22 against 7.7 ms of CPU over the
+# corpus (interleaved, min of 5); a `find("]")` loop, as `comment_start`'s, costs more (~150 `]` a file).
+_REFERENCE_MARK = re.compile(r"\]:")
+
 _TITLE_LINE = re.compile(r"[ \t]*(?:\"[^\"]*\"|'[^']*'|\([^()]*\))[ \t]*$")
 
 
@@ -86,7 +91,7 @@ def hidden_spans(text: str, lines: tuple[str, ...], first: int, scan: LineScan) 
     inline = comment_start(text) >= 0 and (
         not scan.comment_blocks or _outside_blocks(text, lines, scan.comment_blocks)
     )
-    references = "]:" in text
+    references = _REFERENCE_MARK.search(text) is not None
     if not (inline or references):
         return tuple(spans)
     taken = bytearray(len(lines) + 2)  # lines of code blocks and comment blocks: no inline text

@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 
 from evalgate.checks import run_check
 from evalgate.document import parse_document, shown
+from evalgate.document.disguise import _REFERENCE, may_refer
 from evalgate.judging.prompt import render_judge_prompt
 from evalgate.rubric import load_rubric
 from tests.checks.research_item import research_item
@@ -160,6 +161,18 @@ def test_character_references_elsewhere_are_left_as_written() -> None:
     document = parse_document(text)
     assert document.lines[2] == "AT&amp;T and R&D and café and `LL&#x200b;M` and &nbsp;x."
     assert document.lines[5] == "L&#8203;LM" and document.disguised == ()
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["&", ";", "#", "x", "20", "B", "amp", "&#x200b;", "&amp;", " ", "é"]), max_size=12
+    )
+)
+def test_may_refer_is_the_search_it_stands_for(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    plain = "&" in text and ";" in text and _REFERENCE.search(text) is not None
+    assert may_refer(text) == plain
 
 
 def test_an_expanded_acronym_with_a_zero_width_space_is_matched_and_still_flagged() -> None:
