@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -37,13 +37,6 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
 _STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
-# The scalar tags (other than str) whose SafeConstructor method returns the value (no generator);
-# not the merge (`<<`) and value (`=`) keys' tags, which `flatten_mapping` handles
-_SCALAR_TAGS = frozenset(
-    f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "binary", "timestamp")
-)
 _RESOLVED_MAX = 4096  # plain scalars whose tag is remembered (keys and the values that recur)
 _RESOLVED_LONGEST = 40  # longer ones (titles, summaries) seldom recur
 
@@ -97,47 +90,6 @@ class TextDatesLoader(SafeLoader):  # type: ignore[misc,valid-type]  # a base ch
         if node.tag == _STR and node.__class__ is ScalarNode:
             return node.value
         return super().construct_object(node, deep)
-
-    def construct_document(self, node: Any) -> Any:
-        """The document's data built straight down its node tree where that gives what the
-        constructor gives (see `_tree`), else by the constructor."""
-        try:
-            return self._tree(node, set())
-        except Exception:  # _NotTree, or an error the constructor raises as it meets it, in its order
-            return super().construct_document(node)
-
-    def _tree(self, node: Any, seen: set[int]) -> Any:
-        """Build `node` by recursion, without the constructor's bookkeeping (a generator and two dict
-        entries a collection, so that a recursive alias can be built): plain maps, sequences and
-        scalars of the tags in _SCALAR_TAGS only (so no merge `<<` or value `=` key), each collection
-        node met once (no alias to it: the constructor gives one object for both), no key that is a
-        collection. Anything
-        else raises _NotTree, and the constructor starts again on nodes nothing here has changed
-        (`flatten_mapping`, which edits them, runs only in the constructor)."""
-        kind = node.__class__
-        if kind is ScalarNode:
-            if node.tag == _STR:
-                return node.value
-            if node.tag not in _SCALAR_TAGS:
-                raise _NotTree
-            return self.yaml_constructors[node.tag](self, node)
-        if id(node) in seen:
-            raise _NotTree
-        seen.add(id(node))
-        if kind is MappingNode and node.tag == _MAP:
-            data: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                if key_node.__class__ is not ScalarNode:
-                    raise _NotTree
-                data[self._tree(key_node, seen)] = self._tree(value_node, seen)
-            return data
-        if kind is SequenceNode and node.tag == _SEQ:
-            return [self._tree(child, seen) for child in node.value]
-        raise _NotTree
-
-
-class _NotTree(Exception):
-    """A node `TextDatesLoader._tree` leaves to the constructor."""
 
 
 def safe_load(text: str, *, dates: bool = True) -> Any:

@@ -3,7 +3,6 @@ safe_load refuses."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import functools
@@ -13,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 import pytest
 import yaml
@@ -175,60 +174,6 @@ def test_text_dates_loaders_hooks_stand_for_safe_loaders() -> None:
     assert TextDatesLoader.yaml_constructors["tag:yaml.org,2002:str"] is yaml.SafeLoader.construct_yaml_str
     loaded = safe_load("a: 2026-02-28\nb: yes\nc: '1'\n", dates=False)
     assert loaded == {"a": "2026-02-28", "b": True, "c": "1"}
-
-
-class _Counting(TextDatesLoader):
-    """TextDatesLoader that counts the documents its tree builder left to the constructor."""
-
-    handed: ClassVar[int] = 0
-
-    def _tree(self, node: Any, seen: set[int]) -> Any:
-        if node is self._top:
-            try:
-                return super()._tree(node, seen)
-            except Exception:
-                type(self).handed += 1
-                raise
-        return super()._tree(node, seen)
-
-    def construct_document(self, node: Any) -> Any:
-        self._top = node
-        return super().construct_document(node)
-
-
-def _handed(text: str) -> bool:
-    """Whether the tree builder left `text`'s document to the constructor."""
-    before = _Counting.handed
-    with contextlib.suppress(yaml.YAMLError, ValueError):
-        yaml.load(text, Loader=_Counting)
-    return _Counting.handed > before
-
-
-def test_front_matter_is_built_down_its_tree_when_it_is_one() -> None:
-    front = (
-        'title: "A"\nadded: 2026-02-28T09:06:25+00:00\nstatus: completed\noutput: [knowledge, backlog]\n'
-        "cites: []\nsuperseded_by: ~\nversions: [{version: '1.0', n: 2, ok: yes, f: 1.5, b: !!binary aGk=}]\n"
-    )
-    assert not _handed(front)
-    assert safe_load(front, dates=False) == yaml.load(front, Loader=_PlainTextDates)
-    # what only the constructor builds as PyYAML does: a merge key, a value key, a collection as a key,
-    # a set, and an error (the constructor's own, where it meets it)
-    for text in (
-        "a: &x {b: 1}\nc:\n  <<: *x\n",
-        "= : 1\n",
-        "? [a]\n: 1\n",
-        "a: !!set {b, c}\n",
-        "a: !!int x\n",
-    ):
-        assert _handed(text), text
-        assert _outcome(TextDatesLoader, text) == _outcome(_PlainTextDates, text)
-
-
-def test_an_aliased_collection_is_one_object_as_the_constructor_builds_it() -> None:
-    data = safe_load("a: &x [1, 2]\nb: *x\nc: &y {d: 1}\ne: [*y]\n", dates=False)
-    assert data["a"] is data["b"] and data["c"] is data["e"][0]
-    recursive = safe_load("a: &x [1, *x]\n", dates=False)
-    assert recursive["a"][1] is recursive["a"]
 
 
 # ---------------------------------------------------------------------------------------------
