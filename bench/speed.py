@@ -27,7 +27,8 @@ Peers are found under `--peers`/node_modules/.bin (installed there, outside the 
 `npm install --ignore-scripts markdownlint-cli2@0.22.1 promptfoo@0.118.0`, then `node-gyp rebuild
 --nodedir=/usr` in node_modules/better-sqlite3), else on PATH. A missing peer is reported and its
 ratio left out, never estimated. `--before TREE` also times the evalgate package found in TREE
-(e.g. `git archive <rev> evalgate | tar -x -C TREE`) in the same rounds, for before/after figures.
+(`git archive <rev> evalgate prompts pyproject.toml | tar -x -C TREE`; its console script
+runs that tree's own entry point) in the same rounds, for before/after figures.
 
 Ours runs as a user's install does (bench/userpython.py): the `evalgate` console script of a
 scratch virtual environment that sees evalgate's dependencies but not this interpreter's
@@ -382,12 +383,13 @@ def interpreters(args: argparse.Namespace, scratch: Path) -> dict[str, Ours]:
         ours["evalgate, system python"] = Ours(ROOT, system)
         print("and as before:     " + "\n                   ".join(system.setup))
     if args.before:
-        missing = [d for d in ("evalgate", "prompts") if not (args.before / d).is_dir()]
+        missing = [d for d in ("evalgate", "prompts", "pyproject.toml") if not (args.before / d).exists()]
         if missing:  # without prompts/ every judge call fails fast and the fan-out figure means nothing
             raise SystemExit(
-                f"--before {args.before}: no {' or '.join(missing)}/ there (git archive REV evalgate prompts)"
+                f"--before {args.before}: no {' or '.join(missing)} there"
+                " (git archive REV evalgate prompts pyproject.toml)"
             )
-        ours["before"] = Ours(args.before.resolve(), main)
+        ours["before"] = Ours(args.before.resolve(), userpython.before_script(main, args.before))
         print(f"before:            {args.before.resolve()} under the same interpreter")
     return dict(reversed(ours.items()))  # before first, then the alternatives, then evalgate
 

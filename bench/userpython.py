@@ -79,6 +79,24 @@ def _entry_point(root: Path) -> str:
         return str(tomllib.load(project)["project"]["scripts"]["evalgate"])
 
 
+def console_script(python: str, script: Path, module: str, function: str) -> Path:
+    """pip's wrapper for `module:function` under `python`, written to `script`."""
+    script.write_text(SCRIPT.format(python=python, module=module, function=function), encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def before_script(interpreter: Interpreter, tree: Path) -> Interpreter:
+    """The same venv running an older tree's own entry point (its pyproject.toml's, which may differ
+    from this tree's: stop 33 moved it from evalgate.cli:main to evalgate.__main__:main)."""
+    if interpreter.command[0] == interpreter.python:  # `python -m evalgate`: the same for any tree
+        return interpreter
+    module, _, function = _entry_point(tree).partition(":")
+    script = Path(interpreter.command[0]).with_name("evalgate-before")
+    console_script(interpreter.python, script, module, function)
+    return Interpreter(interpreter.python, (str(script),), interpreter.setup)
+
+
 def user_venv(scratch: Path, env: dict[str, str], root: Path) -> Interpreter:
     """A virtual environment in `scratch` that sees the dependencies but not this site's .pth files."""
     venv = scratch / "venv"
@@ -93,9 +111,7 @@ def user_venv(scratch: Path, env: dict[str, str], root: Path) -> Interpreter:
     if loaded:
         raise SystemExit(f"the bench's virtual environment still loads {', '.join(loaded)} at start")
     module, _, function = _entry_point(root).partition(":")
-    script = venv / "bin" / "evalgate"
-    script.write_text(SCRIPT.format(python=python, module=module, function=function), encoding="utf-8")
-    script.chmod(0o755)
+    script = console_script(python, venv / "bin" / "evalgate", module, function)
     return Interpreter(
         python,
         (str(script),),
