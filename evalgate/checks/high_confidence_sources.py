@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.source_citations import identifier_keys, url_key
+from evalgate.checks.source_keys import identifier_keys, url_key
 from evalgate.document import Document
 from evalgate.document.findings import urls_in
 from evalgate.results import Finding

@@ -8,7 +8,7 @@ lists sources as `- [ ]` boxes, ticked when consulted. So, for each entry of Sou
 subsections included):
 
 - it is consulted when its box is ticked (`[x]`) or when the body (Research Skill Output and
-  Findings) cites it, addresses compared as `source_citations` says, or by the `Author (Year)`
+  Findings) cites it, addresses compared as `source_keys` says, or by the `Author (Year)`
   label its display name gives (`source_names`: "Smith et al. (2024) found ...");
 - an entry not consulted is allowed when the document says why: its text holds a `reasons` phrase
   ("checked, but ... was not used", "returned 403 in this session", ...), it sits under a heading or
@@ -36,15 +36,8 @@ import re
 from dataclasses import dataclass
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.source_citations import (
-    Body,
-    cited_elsewhere,
-    identifier_keys,
-    normalise_url,
-    source_keys,
-    top_section,
-    url_key,
-)
+from evalgate.checks.source_citations import Body, cited_elsewhere, top_section
+from evalgate.checks.source_keys import identifier_keys, normalise_url, source_keys, url_key
 from evalgate.checks.source_names import Label, Title, mentions, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,

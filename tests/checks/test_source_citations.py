@@ -9,13 +9,12 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.source_citations import (
-    Body,
-    _lowered_identifiers,
-    _text_identifiers,
-    _without_unticked_items,
+from evalgate.checks.source_citations import Body, _without_unticked_items
+from evalgate.checks.source_keys import (
     identifier_keys,
+    lowered_identifiers,
     source_keys,
+    text_identifiers,
     url_key,
 )
 from evalgate.document import parse_document
@@ -60,8 +59,8 @@ IDENTIFIER_PIECES = st.sampled_from(
 @example("10.56789/10.56789/10.")  # a DOI's suffix holding `10.`: no second DOI inside the first
 @example("éarXiv:2310.06770 é10.1234/x —arXiv:2310.06770")  # a letter outside ASCII is a word character
 def test_identifiers_from_lowered_bytes_are_the_regexs(text: str) -> None:
-    fast = sorted(_lowered_identifiers(text.encode("utf-8").lower()))
-    assert fast == sorted(_text_identifiers(text))
+    fast = sorted(lowered_identifiers(text.encode("utf-8").lower()))
+    assert fast == sorted(text_identifiers(text))
 
 
 URL_PIECES = st.sampled_from(
