@@ -27,7 +27,7 @@ from evalgate.checks import CheckOutcome
 from evalgate.checks.acronym_classify import ProblemKind, classify
 from evalgate.checks.acronym_forms import spelled_tail
 from evalgate.checks.acronym_labels import cited_initials, no_acronym, versioned_stem
-from evalgate.checks.acronym_prose import Prose, comment_spans, inside_spans, prose_line
+from evalgate.checks.acronym_prose import Prose, comment_spans, inside_spans, kept_after, prose_line
 from evalgate.checks.acronym_table import AcronymTable, Shorthand, load_table, with_params
 from evalgate.checks.acronym_tokens import paren_capital_before, token_finder
 from evalgate.checks.acronym_uses import DocumentUses, name_part, paren_group, profile_of
@@ -165,6 +165,12 @@ def find_problems(
             settled.add(abbr)  # for good: _no_news never turns false again for an acronym
             if not paren_capital_before(text, at):
                 continue  # a later use outside any parenthesis cannot change this acronym's outcome
+        if (
+            use is not None
+            and (use.kind is None or use.expanded_at is not None)
+            and kept_after(text, m.end(), m.group())
+        ):
+            continue  # settled for good: only a reversed expansion counts, and no `,`, `:` or dash follows
         line += text.count("\n", counted_to, at)
         counted_to = at
         line_start = text.rfind("\n", 0, at) + 1

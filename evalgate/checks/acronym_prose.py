@@ -81,6 +81,28 @@ def _blank_urls(line: str) -> str:
     return "".join(parts)
 
 
+# What follows a token that masking cannot blank while it keeps the token's first character: a `)`
+# right after it, or blanks and then a letter or digit that starts no URL, `www.` or `mailto:`.
+_KEPT_AFTER = re.compile(r"\)|[ \t]+(?![A-Za-z][A-Za-z0-9+.-]*://|www\.|mailto:)[A-Za-z0-9]")
+# Characters at which a masked span can start (besides a line's start and a letter): a token holding
+# one could start a span inside itself that runs past its end.
+_SPAN_STARTS = frozenset("`]<:")
+
+
+def kept_after(text: str, end: int, token: str) -> bool:
+    """Whether the character after a token ending at offset `end` of `text` (a `)`, or the first one
+    after blanks: a letter or digit) is left as it is by `prose_line` wherever the token's first
+    character is. So no `,`, `:` or dash can follow the token in the masked line.
+
+    Every masked span starts at a backtick, `]`, `<`, the line's start or a letter (a URL's scheme,
+    `www.`, `mailto:`). A span that blanks that character and keeps the token's first one starts
+    after it: inside the token, only at a letter (the token holds no `` ` ``, `]`, `<` or `:`:
+    `token`'s characters are asked), so a URL, `www.` or `mailto:` span, none of which holds a `)`
+    or a blank (a URL's balanced `(...)` needs its `://` inside the token); or at the character
+    itself, where only those three start at a letter or digit, and `_KEPT_AFTER` refuses them."""
+    return _KEPT_AFTER.match(text, end) is not None and _SPAN_STARTS.isdisjoint(token)
+
+
 def prose_line(line: str) -> str:
     """`line` with its non-prose characters replaced by spaces (same length, so columns keep): code
     spans, autolinks, HTML tags, link targets (the link text stays prose), reference definitions, URLs."""

@@ -10,10 +10,17 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.acronym_expansion import load_table
+from evalgate.checks.acronym_expansion import _REVERSED_TAIL, load_table
 from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
 from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
-from evalgate.checks.acronym_prose import _INLINE_NON_PROSE, _blank, _blank_urls, comment_spans, prose_line
+from evalgate.checks.acronym_prose import (
+    _INLINE_NON_PROSE,
+    _blank,
+    _blank_urls,
+    comment_spans,
+    kept_after,
+    prose_line,
+)
 from evalgate.checks.acronym_tokens import GLUED, token_finder, token_regex
 from evalgate.checks.acronym_uses import (
     _GROUP,
@@ -475,3 +482,52 @@ def test_paren_group_asks_for_one_acronym_first_with_the_same_answer(
     masked = "".join(before) + "LLM" + "".join(after)
     start = len("".join(before))
     assert paren_group(masked, start, start + 3) == plain_paren_group(masked, start, start + 3)
+
+
+AFTER_PIECES = [
+    *PROSE_PIECES,
+    "LLM",
+    "GPT-4www.x",
+    "A/B",
+    "A`B",
+    "A]B",
+    "A<B",
+    "A:B",
+    "A](B",
+    "x",
+    "2",
+    " ",
+    "\t",
+    ",",
+    ":",
+    "-",
+    "—",
+    "=",
+    "!",
+    "https",
+    "ftp2",
+    "m",
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(parts=st.lists(st.sampled_from(AFTER_PIECES), max_size=14))
+@example(parts=["(", "LLM", ")"])
+@example(parts=["(", "LLM", ",", " ", "x", ")"])
+@example(parts=["(", "A](B", ")", " ", "-", " ", "x", ")"])  # a link target from inside the token
+@example(parts=["(", "LLM", " ", "www.", "x", ",", " ", "x", ")"])  # `www.x,` is blanked: the `,` stays
+@example(parts=["(", "LLM", " ", "https", "://", "x", " ", "-", " ", "x", ")"])
+@example(parts=["(", "GPT-4www.x", "!", " ", "-", " ", "x", ")"])  # the `!` is the token's `www.` span's
+@example(parts=["(", "A`B", " ", "x", "`", ",", " ", "x", ")"])  # a code span from inside the token
+def test_what_kept_after_passes_over_is_no_reversed_expansion(parts: list[str]) -> None:
+    """Where `kept_after` holds for a token whose first character masking keeps, the masked line has
+    the same character there, and no reversed expansion's `,`, `:` or dash after the token."""
+    line = "".join(parts)
+    masked = prose_line(line)
+    specials = frozenset({"A/B", "A`B", "A]B", "A](B", "A<B", "A:B"})
+    for m in token_regex(specials, ()).finditer(line):
+        if masked[m.start()] == " " or not kept_after(line, m.end(), m.group()):
+            continue
+        kept = m.end() + len(line[m.end() :]) - len(line[m.end() :].lstrip(" \t"))
+        assert masked[kept] == line[kept]
+        assert _REVERSED_TAIL.match(masked[m.end() :]) is None
