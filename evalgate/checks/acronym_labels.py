@@ -28,9 +28,10 @@ def no_acronym(abbr: str, text: str, table: AcronymTable, initials: frozenset[st
     return (
         abbr in table.not_acronyms
         or (abbr in table.capitalised_words and not _expanded_somewhere(abbr, text, table))
-        or _ROMAN.fullmatch(abbr) is not None
-        or _is_reference_id(abbr, text, table)
         or abbr in initials
+        # a Roman numeral is made of I, V and X; a reference id or numbered label holds a digit
+        or (not abbr.strip("IVX") and _ROMAN.fullmatch(abbr) is not None)
+        or (not abbr.isalpha() and _is_reference_id(abbr, text, table))
     )
 
 

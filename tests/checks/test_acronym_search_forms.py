@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 
 from evalgate.checks.acronym_expansion import _REVERSED_TAIL, load_table
 from evalgate.checks.acronym_forms import LONG_FORM_STOP, acronym_letters, long_form_before, spells_at
-from evalgate.checks.acronym_labels import _SURNAME, cited_initials, sibling_regex
+from evalgate.checks.acronym_labels import (
+    _ROMAN,
+    _SURNAME,
+    _expanded_somewhere,
+    _is_reference_id,
+    cited_initials,
+    no_acronym,
+    sibling_regex,
+)
 from evalgate.checks.acronym_prose import (
     _INLINE_NON_PROSE,
     _blank,
@@ -531,3 +539,39 @@ def test_what_kept_after_passes_over_is_no_reversed_expansion(parts: list[str]) 
         kept = m.end() + len(line[m.end() :]) - len(line[m.end() :].lstrip(" \t"))
         assert masked[kept] == line[kept]
         assert _REVERSED_TAIL.match(masked[m.end() :]) is None
+
+
+def plain_no_acronym(abbr: str, text: str, initials: frozenset[str]) -> bool:
+    """no_acronym with every test asked in its old order, the regexes on any token."""
+    table = load_table()
+    return (
+        abbr in table.not_acronyms
+        or (abbr in table.capitalised_words and not _expanded_somewhere(abbr, text, table))
+        or _ROMAN.fullmatch(abbr) is not None
+        or _is_reference_id(abbr, text, table)
+        or abbr in initials
+    )
+
+
+TOKEN_CHARS = st.sampled_from(["I", "V", "X", "D", "L", "M", "Q", "R", "0", "1", "3", "9", "/", "o", "T"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    abbr=st.lists(TOKEN_CHARS, min_size=1, max_size=6).map("".join),
+    others=st.lists(st.lists(TOKEN_CHARS, min_size=1, max_size=6).map("".join), max_size=4),
+    cited=st.booleans(),
+)
+@example(abbr="XIV", others=[], cited=False)
+@example(abbr="D3", others=["D1"], cited=False)
+@example(abbr="LLM10", others=["LLM09"], cited=False)
+@example(abbr="RQ", others=[], cited=True)
+def test_no_acronym_asks_its_regexes_only_of_tokens_they_can_match(
+    abbr: str, others: list[str], cited: bool
+) -> None:
+    """A Roman numeral is made of I, V and X, a reference id holds a digit: no_acronym asks those
+    patterns of no other token, with the same answer."""
+    text = " ".join([*others, abbr, "(TIME)", "Tolerate, Invest, Migrate, Eliminate (TIME)"])
+    initials = frozenset({abbr}) if cited else frozenset()
+    table = load_table()
+    assert no_acronym(abbr, text, table, initials) == plain_no_acronym(abbr, text, initials)
