@@ -1,9 +1,9 @@
 """Lists and tables of the line regions a check reads (Sources, Key Findings, Evidence Map).
 
-A region of nothing but paragraphs and flat lists (most Key Findings and Sources sections) is read by
-`plain_lists`, which gives exactly what markdown-it-py gives there and hands every other region back
-to it; markdown-it-py then block-parses the region (inline pass off). The Evidence Map's pipe table is
-read by a line scan, `first_pipe_table`.
+A region of nothing but paragraphs, headings and lists of paragraphs (every Key Findings and Sources
+section of the corpus) is read by `plain_lists`, which gives exactly what markdown-it-py gives there
+and hands every other region back to it; markdown-it-py then block-parses the region (inline pass
+off). The Evidence Map's pipe table is read by a line scan, `first_pipe_table`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalgate.document.model import ListItem, Table, TableRow
+from evalgate.document.prose import single_spaced
 from evalgate.document.scan import THEMATIC_BREAK
 
 if TYPE_CHECKING:
@@ -97,19 +98,6 @@ def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListIte
             items.append(_list_item(span, single_spaced(" ".join(parts or nested)), ordered))
         i += 1
     return i + 1, tuple(items)
-
-
-def single_spaced(text: str) -> str:
-    """`" ".join(text.split())`: white space runs made one space, none at either end. Most item
-    texts are so already, and telling that costs a third of splitting them into words and joining
-    those: a printable text holds no white space but the space (every other white space character
-    is a control or separator character), so only runs of spaces and end spaces can change."""
-    if text.isprintable():
-        # then runs of spaces are what there is to collapse, and that is what str.replace does
-        while "  " in text:
-            text = text.replace("  ", " ")
-        return text.strip(" ")
-    return " ".join(text.split())
 
 
 def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
