@@ -22,7 +22,8 @@ from functools import lru_cache
 
 from evalgate.checks.acronym_prose import prose_line, skipped_lines
 from evalgate.document import Document, normalise_title
-from evalgate.document.findings import DOI, URL, sentence_ends
+from evalgate.document.findings import DOI, URL
+from evalgate.document.prose import sentence_ends
 
 # A line that starts a block of its own: a list item (its marker), a table row.
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")

@@ -7,6 +7,7 @@ or a `DocumentError` whose message names the file. Nothing here knows of checks,
 - `model`: the types, depending on nothing of the parsers;
 - `scan`: one line scan for headings and code blocks; `blocks`: lists and tables of a region (a
   plain-list fast path, markdown-it-py's block parse, pipe tables); `findings`: the Findings part;
+- `prose`: white space made single and sentence ends (the model's lazy Executive Summary uses it);
 - `reader`: reading a file and composing the parsers (the only module that imports them all);
 - `hidden`: what a reader never sees (HTML comments, link reference definitions) and what a judge
   is shown instead; `disguise`: invisible characters and look-alike letters inside words;

@@ -1,9 +1,9 @@
 """Lists and tables of the line regions a check reads (Sources, Key Findings, Evidence Map).
 
-A region of nothing but paragraphs and flat lists (most Key Findings and Sources sections) is read by
-`plain_lists`, which gives exactly what markdown-it-py gives there and hands every other region back
-to it; markdown-it-py then block-parses the region (inline pass off). The Evidence Map's pipe table is
-read by a line scan, `first_pipe_table`.
+A region of nothing but paragraphs, headings and lists of paragraphs (every Key Findings and Sources
+section of the corpus) is read by `plain_lists`, which gives exactly what markdown-it-py gives there
+and hands every other region back to it; markdown-it-py then block-parses the region (inline pass
+off). The Evidence Map's pipe table is read by a line scan, `first_pipe_table`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalgate.document.model import ListItem, Table, TableRow
+from evalgate.document.prose import single_spaced
 from evalgate.document.scan import THEMATIC_BREAK
 
 if TYPE_CHECKING:
@@ -97,19 +98,6 @@ def _collect_list(tokens: list, i: int, offset: int) -> tuple[int, tuple[ListIte
             items.append(_list_item(span, single_spaced(" ".join(parts or nested)), ordered))
         i += 1
     return i + 1, tuple(items)
-
-
-def single_spaced(text: str) -> str:
-    """`" ".join(text.split())`: white space runs made one space, none at either end. Most item
-    texts are so already, and telling that costs a third of splitting them into words and joining
-    those: a printable text holds no white space but the space (every other white space character
-    is a control or separator character), so only runs of spaces and end spaces can change."""
-    if text.isprintable():
-        # then runs of spaces are what there is to collapse, and that is what str.replace does
-        while "  " in text:
-            text = text.replace("  ", " ")
-        return text.strip(" ")
-    return " ".join(text.split())
 
 
 def _list_item(span: tuple[int, int], text: str, ordered: bool) -> ListItem:
@@ -218,11 +206,13 @@ _NOT_PLAIN = re.compile(_BLOCK.format(rule=1))
 # that text starts a block of its own (`block`), found in the same match: the item's number and
 # delimiter are groups 1 and 2, `block` 3, its thematic break's character 4.
 _ITEM = re.compile(r"(?:[-+*]|(\d{1,9})([.)])) {1,4}(?=\S)(?P<block>" + _BLOCK.format(rule=4) + ")?")
+_HEADING = re.compile(r"#{1,6}(?: |$)")  # an ATX heading at the start of a line without tabs
 
 
 def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
-    """The top-level lists of 1-based lines first..last when the region holds nothing but paragraphs
-    and flat lists whose items are paragraphs, else None (the caller asks markdown-it-py).
+    """The top-level lists of 1-based lines first..last when the region holds nothing but paragraphs,
+    ATX headings and lists whose items are paragraphs and tight lists of paragraphs, else None (the
+    caller asks markdown-it-py).
 
     For such regions the CommonMark rules are few, and this follows markdown-it-py exactly (the corpus
     test compares the two on every section of all 453 items, and a property test on generated
@@ -230,15 +220,22 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
     the region's end); a line at the start of the line that is not a marker continues an item's open
     paragraph and otherwise ends the list; after a blank line only lines indented to the item's text
     continue it; a change of bullet character, of `.` to `)` or of bullet to number starts a new
-    list. Whatever else could start a block (tabs, fences, headings, quotes, HTML, thematic breaks,
-    nested lists, empty items, an ordered item that would interrupt a paragraph) returns None. Most
-    Key Findings and Sources sections are plain, and this is about ten times cheaper than the parse."""
+    list; a heading at the start of the line ends the list. An item's text is its own paragraphs;
+    a list nested in it (its markers indented to the item's text, none after a blank line inside it)
+    adds nothing, unless the item holds nothing else (`- 1. text`): then it reads as the nested list's
+    first paragraph. Whatever else could start a block (tabs, fences, quotes, HTML, thematic breaks
+    inside an item, deeper lists, empty items, an ordered item that would interrupt a paragraph)
+    returns None. Most Key Findings and Sources sections are plain, and this is about ten times
+    cheaper than the parse."""
     region = lines[first - 1 : last]
     lists: list[tuple[ListItem, ...]] = []
     items: list[ListItem] = []
     kind: tuple[str, str] | None = None  # the open list: ("-", "") for `-` bullets, ("1", ")") for `1)`
     start = width = 0  # the open item's first line (index in region) and text indentation
+    nest = -1  # the indentation of the markers of a list nested in the open item, -1 while none
+    # The open item's own paragraphs' lines, or the first paragraph of a list that is all it holds
     parts: list[str] = []
+    sink: list[str] | None = None  # where the open paragraph's lines go (parts, or None: nowhere)
     in_item = paragraph = False  # inside an item; a paragraph is open
     blank = True  # the last line was blank (or there was none)
 
@@ -263,31 +260,56 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
         item = _ITEM.match(line) if indent == 0 else None
         if item is not None:
             number, delimiter, block = item.group(1, 2, "block")
-            if block is not None:
-                return None  # the item's text starts a block of its own
             if paragraph and not in_item and number is not None and int(number) != 1:
                 return None  # CommonMark: paragraph text, markdown-it-py's rule applies
+            if block is None:
+                width, nest = item.end(), -1
+                text = line[width:]
+            else:  # the item's text starts a block of its own: plain only as a list's item
+                width = nest = item.start("block")
+                nested = _ITEM.match(line, width)
+                if nested is None or nested.group("block") is not None:
+                    return None
+                text = line[nested.end() :]
             new_kind = ("1", delimiter) if number is not None else (line[0], "")
             if in_item:
                 close_item(index)
             if kind != new_kind and items:
                 lists.append(tuple(items))
                 items = []
-            kind, start, width = new_kind, index, item.end()
-            parts = [line[item.end() :]]
+            kind, start = new_kind, index
+            parts = sink = [text]
             in_item, paragraph, blank = True, True, False
             continue
-        if _NOT_PLAIN.match(line):
-            return None
+        if _NOT_PLAIN.match(line):  # a block starts here; plain if a heading or a nested list's item
+            if indent == 0 and _HEADING.match(line):  # it ends the list
+                if in_item:
+                    close_item(index)
+                    lists.append(tuple(items))
+                    items, kind, in_item = [], None, False
+                blank, paragraph = True, False
+                continue
+            nested = _ITEM.match(line, indent) if in_item and width <= indent <= width + 3 else None
+            if nested is None or nested.group("block") is not None:
+                return None
+            if nest < 0:
+                if paragraph and nested.group(1) is not None and int(nested.group(1)) != 1:
+                    return None  # paragraph text or a list: markdown-it-py decides
+                nest = indent
+            elif indent != nest or blank:
+                return None  # a deeper list, or a loose one
+            sink, paragraph, blank = None, True, False
+            continue
         if paragraph:  # a continuation line, lazy or indented
-            if in_item:
-                parts.append(line)
+            if sink is not None:
+                sink.append(line)
             blank = False
             continue
         if in_item and indent >= width:
-            if indent >= width + 4:
-                return None  # indented code inside the item
+            if indent >= width + 4 or nest >= 0:
+                return None  # indented code inside the item, or text after a nested list
             parts.append(line)  # the item's next paragraph
+            sink = parts
             paragraph, blank = True, False
             continue
         if indent:
@@ -296,7 +318,7 @@ def plain_lists(lines: tuple[str, ...], first: int, last: int) -> Blocks | None:
             close_item(index)
             lists.append(tuple(items))
             items, kind, in_item = [], None, False
-        paragraph, blank = True, False
+        sink, paragraph, blank = None, True, False
     if in_item:
         close_item(len(region))
     if items:

@@ -1,6 +1,7 @@
 """The Findings part of a research item: Executive Summary, Key Findings, Evidence Map, Sources.
 
-`attach(document)` fills those fields of a Document from block parses of just their sections. The
+`attach(document)` fills those fields of a Document from block parses of just their sections (the
+Executive Summary's section only: its prose is read by the document when first asked for). The
 protocol (research-prompt.md, "3. Seed the Findings section from §6") fixes what they contain; the
 corpus varies in how a Key Finding carries its label, confidence and sources, so the claim is the
 item's text with every such label removed, wherever it sits:
@@ -14,13 +15,11 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
-from collections.abc import Iterator
 
-from evalgate.document.blocks import first_pipe_table, parse_region, single_spaced
+from evalgate.document.blocks import first_pipe_table, parse_region
 from evalgate.document.model import (
     Document,
     EvidenceRow,
-    ExecutiveSummary,
     KeyFinding,
     ListItem,
     Section,
@@ -70,11 +69,6 @@ _CARRIES_LABEL = re.compile(
     rf"\b(?:{_LABEL_WORDS})\b|https?://", re.I
 )  # a bracket's label, confidence or source
 _CONFIDENCE_LAST = frozenset("hHmMwW")  # the last letters of high, medium, low in either case
-# A sentence's end: its `.`, `!` or `?`, closing quotes or brackets, white space, then what starts a
-# sentence. The end is one past the punctuation (a look-behind for it would give `re` no first
-# character to skip to, and it tried every character of every summary).
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")
-_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "al.", "etc.", "cf.", "Fig.", "No.", "approx.", "U.S.", "Dr.")
 
 
 def attach(doc: Document) -> Document:
@@ -92,7 +86,7 @@ def attach(doc: Document) -> Document:
     evidence_map = _first_table(doc, map_sec)
     return dataclasses.replace(
         doc,
-        executive_summary=_executive_summary(doc, summary_sec),
+        executive_summary_section=summary_sec,
         key_findings=tuple(
             KeyFinding(number=n, line=it.line, end_line=it.end_line, text=it.text, claim=claim_of(it.text))
             for n, it in enumerate(kf_items, start=1)
@@ -131,52 +125,6 @@ def _first_table(doc: Document, sec: Section | None) -> Table | None:
     if sec is None:
         return None
     return first_pipe_table(doc.lines, sec.line + 1, doc.own_end(sec))
-
-
-def _executive_summary(doc: Document, sec: Section | None) -> ExecutiveSummary | None:
-    if sec is None:
-        return None
-    end = doc.own_end(sec)
-    first = next((n for n in range(sec.line + 1, end + 1) if doc.lines[n - 1].strip()), None)
-    if first is None:
-        return None
-    while end > first and not doc.lines[end - 1].strip():
-        end -= 1
-    text = single_spaced(" ".join(doc.lines[first - 1 : end]))
-    return ExecutiveSummary(line=first, end_line=end, text=text, first_sentence=first_sentence(text))
-
-
-def first_sentence(text: str) -> str:
-    """The text up to its first sentence end (abbreviations such as 'e.g.' do not end one)."""
-    for end in sentence_ends(text):
-        return text[:end].strip()
-    return text.strip()
-
-
-def sentence_ends(text: str) -> Iterator[int]:
-    """The offset just past each sentence's `.`, `!` or `?` in `text`, in order: one followed by
-    white space and what starts a sentence (a capital, a digit, a `[` label), where the text before
-    it does not end with an abbreviation ('e.g.') or an initial ('J.')."""
-    for match in _SENTENCE_END.finditer(text):
-        end = match.start() + 1
-        head = text[:end].rstrip("\"'”’)]*_")
-        if head.endswith(_ABBREVIATIONS) or _ends_with_initial(head):
-            continue
-        yield end
-
-
-def _ends_with_initial(head: str) -> bool:
-    r"""`re.search(r"\b[A-Z]\.$", head)`: the text ends with an initial (`J.`), or does before a
-    final newline (where `$` matches too). Looked at from the end, not searched for from the start
-    of every candidate sentence's head."""
-    if head.endswith("\n"):
-        head = head[:-1]
-    return (
-        head[-2:-1].isascii()
-        and head[-2:-1].isupper()
-        and head.endswith(".")
-        and not (head[-3:-2].isalnum() or head[-3:-2] == "_")
-    )
 
 
 def claim_of(text: str) -> str:

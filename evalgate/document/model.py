@@ -4,7 +4,8 @@ Takes nothing; gives the frozen types every later stage reads (`Document`, `Sect
 `Table`, `KeyFinding`, `EvidenceRow`, `SourceEntry`, `FrontMatter`, `HiddenSpan`, `DisguisedToken`),
 `DocumentError` and `normalise_title`. Line numbers are 1-based lines of the original file. The
 parsers (`scan`, `blocks`, `findings`) build these types; `reader` composes them. This module imports
-none of them.
+none of them (only `prose`, which imports nothing of the package, for the Executive Summary that a
+document reads from its own lines when first asked).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
+
+from evalgate.document.prose import first_sentence, single_spaced
 
 
 class DocumentError(Exception):
@@ -192,7 +195,7 @@ class Document:
     front_matter: FrontMatter
     sections: tuple[Section, ...]  # every heading in document order
     code_blocks: tuple[tuple[int, int], ...] = ()  # (first, last) lines of fenced/indented code
-    executive_summary: ExecutiveSummary | None = None
+    executive_summary_section: Section | None = None  # its text: `executive_summary`
     key_findings: tuple[KeyFinding, ...] = ()
     key_findings_section: Section | None = None
     evidence_map: Table | None = None
@@ -252,6 +255,22 @@ class Document:
         if i < len(lines) and lines[i] <= section.end_line:
             return lines[i] - 1
         return section.end_line
+
+    @cached_property
+    def executive_summary(self) -> ExecutiveSummary | None:
+        """The Executive Summary's prose (its section's own lines, joined) and first sentence; None
+        without the section or text in it. Read when first asked for: no check reads it."""
+        section = self.executive_summary_section
+        if section is None:
+            return None
+        lines, end = self.lines, self.own_end(section)
+        first = next((n for n in range(section.line + 1, end + 1) if lines[n - 1].strip()), None)
+        if first is None:
+            return None
+        while end > first and not lines[end - 1].strip():
+            end -= 1
+        text = single_spaced(" ".join(lines[first - 1 : end]))
+        return ExecutiveSummary(line=first, end_line=end, text=text, first_sentence=first_sentence(text))
 
     def line_text(self, line: int) -> str:
         """The text of 1-based `line`, or '' when out of range."""

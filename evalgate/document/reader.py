@@ -12,10 +12,11 @@ CONTRACT (shared by checks/, judging/ and report/; the types are in `evalgate.do
 How it parses (speed matters: the structural pass over the 453-item corpus must take about a second,
 and a full markdown-it-py parse of it takes ~10 s): one cheap line scan finds fenced code and every
 heading exactly (a `#` line inside a fence is not a heading); markdown-it-py then parses block
-structure only (its inline pass disabled) and only for the regions whose lists and tables a check
-reads: Sources, Executive Summary, Key Findings and Evidence Map, and only where a region is more
-than plain paragraphs and flat lists (`evalgate.document.blocks.plain_lists` reads those, and tests hold it to
-markdown-it-py). The Findings part is extracted from those blocks in `evalgate.document.findings`.
+structure only (its inline pass disabled) and only for the regions whose lists a check reads
+(Sources, Key Findings), and only where a region is more than paragraphs, headings and lists of
+paragraphs (`evalgate.document.blocks.plain_lists` reads those, every such region of the corpus, and
+tests hold it to markdown-it-py); the Evidence Map's table is read by a line scan. The Findings part
+is extracted from those blocks in `evalgate.document.findings`.
 """
 
 from __future__ import annotations

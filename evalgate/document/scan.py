@@ -142,45 +142,13 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
     html: tuple[int, int] | None = None  # an open HTML block's first line and type
     html_blocks: list[tuple[int, int, int]] = []
     for number, line in enumerate(lines[first - 1 :], first):
-        if html is not None and html[1] >= 6 and not line.strip():  # a blank line ends types 6 and 7
-            html_blocks.append((html[0], number - 1, html[1]))
-            html, quick = None, shortcuts
-        if not line:
-            # an empty line (a quarter of the corpus's lines): it ends a paragraph, and inside a
-            # fence, an indented block or a comment it changes nothing
-            if fence is None and indented_start is None and comment is None and html is None:
-                prev_blank, prev_paragraph = True, False
-            continue
-        if html is not None:
-            if html[1] < 6 and HTML_END[html[1]].search(line):
-                html_blocks.append((html[0], number, html[1]))
-                html, quick = None, shortcuts
-                prev_blank, prev_paragraph = False, False
-            continue
-        if comment is not None:
-            after, block = 0, True
-            if raw_open:
-                after = line.find("<!--")
-                if after > 0 and "`" in line[:after]:  # one in a code span is text, not HTML
-                    spans = code_spans(paragraph(lines, number))
-                    while after > 0 and in_code_span(spans, after):
-                        after = line.find("<!--", after + 4)
-                if after < 0:
-                    continue
-                # a comment block's `<!--` first on the line, else an inline comment in a paragraph
-                raw_open, block, after = False, not line[:after].strip(), after + 4
-            close = line.find("-->", after)
-            if close >= 0:
-                if block:
-                    comment, raw_open = _close_comments(comments, comment, number, line, close)
-                else:  # the rest of the line is paragraph text, where an unclosed `<!--` is text
-                    comments.append((*comment, number, close + 3))
-                    comment = None
-                quick = shortcuts and comment is None
-            continue
         if quick:
-            # Shortcuts for the lines most items are made of, each doing exactly what the general
+            # No fence, indented code, comment or HTML block is open (quick is off while one is), and
+            # shortcuts for the lines most items are made of, each doing exactly what the general
             # path below does for such a line.
+            if not line:  # an empty line (a quarter of the corpus's lines) ends a paragraph
+                prev_blank, prev_paragraph = True, False
+                continue
             lead = line[0]
             if (
                 lead in _BULLETS
@@ -236,6 +204,43 @@ def scan_lines(lines: tuple[str, ...], first: int = 1, *, shortcuts: bool = True
                     para_start = number
                 # (_BLOCK_START matches such a line only where _LIST_MARKER does)
                 prev_paragraph, prev_blank = not in_list, False
+                continue
+        else:
+            if html is not None and html[1] >= 6 and not line.strip():  # a blank line ends types 6, 7
+                html_blocks.append((html[0], number - 1, html[1]))
+                html, quick = None, shortcuts
+            if not line:
+                # an empty line: it ends a paragraph, and inside a fence, an indented block or a
+                # comment it changes nothing
+                if fence is None and indented_start is None and comment is None and html is None:
+                    prev_blank, prev_paragraph = True, False
+                continue
+            if html is not None:
+                if html[1] < 6 and HTML_END[html[1]].search(line):
+                    html_blocks.append((html[0], number, html[1]))
+                    html, quick = None, shortcuts
+                    prev_blank, prev_paragraph = False, False
+                continue
+            if comment is not None:
+                after, block = 0, True
+                if raw_open:
+                    after = line.find("<!--")
+                    if after > 0 and "`" in line[:after]:  # one in a code span is text, not HTML
+                        spans = code_spans(paragraph(lines, number))
+                        while after > 0 and in_code_span(spans, after):
+                            after = line.find("<!--", after + 4)
+                    if after < 0:
+                        continue
+                    # a comment block's `<!--` first on the line, else an inline comment in a paragraph
+                    raw_open, block, after = False, not line[:after].strip(), after + 4
+                close = line.find("-->", after)
+                if close >= 0:
+                    if block:
+                        comment, raw_open = _close_comments(comments, comment, number, line, close)
+                    else:  # the rest of the line is paragraph text, where an unclosed `<!--` is text
+                        comments.append((*comment, number, close + 3))
+                        comment = None
+                    quick = shortcuts and comment is None
                 continue
         if fence is not None:
             if closes_fence(line, fence[0], fence[1]):

@@ -33,7 +33,7 @@ from evalgate.checks.acronym_prose import prose_line
 from evalgate.checks.em_dashes import EM_DASH, em_dash_columns
 from evalgate.checks.review_prose import table_cells
 from evalgate.document import Document, normalise_title, parse_document
-from evalgate.document.findings import sentence_ends
+from evalgate.document.prose import sentence_ends
 from evalgate.fix.acronyms import Checks, Edit, FixResult, apply_edits, one_at_a_time, other_results
 from evalgate.fix.refusals import cited, invisible
 from evalgate.fix.regions import Guard

@@ -12,15 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalgate.document.findings import (
-    _ABBREVIATIONS,
     _cut_at_sources,
     _cut_trailing_confidence,
-    _ends_with_initial,
     _evidence_rows,
     _strip_trailing_sources,
-    first_sentence,
 )
 from evalgate.document.model import Table, TableRow
+from evalgate.document.prose import _ABBREVIATIONS, _ends_with_initial, first_sentence
 
 TRAIL_CONFIDENCE = re.compile(r"\s*(?:\*\*)?confidence:?\s*(?:high|medium|low)\.?(?:\*\*)?\s*$", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(*_]*[A-Z0-9]|\[)")

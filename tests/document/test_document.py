@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,12 @@ def test_parse_fills_the_contract() -> None:
     ]
     assert doc.code_blocks == ((19, 21),)
     assert "not a heading" not in [s.title for s in doc.sections]
+    assert "executive_summary" not in vars(doc)  # no check reads it: read when first asked for
+    assert doc.executive_summary_section is not None and doc.executive_summary_section.line == 10
     assert doc.executive_summary is not None
     assert doc.executive_summary.first_sentence == "Digests prove equality, e.g. for bundles."
+    assert (doc.executive_summary.line, doc.executive_summary.end_line) == (12, 12)
+    assert pickle.loads(pickle.dumps(doc)) == doc  # a worker hands documents back read or not
     assert [k.claim for k in doc.key_findings] == ["**First claim words here.**", "Second claim text."]
     assert [k.line for k in doc.key_findings] == [16, 17]
     assert doc.evidence_rows[0].line == 27 and doc.evidence_rows[0].source == "https://a.example/1"

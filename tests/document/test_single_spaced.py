@@ -8,7 +8,7 @@ import sys
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.document.blocks import single_spaced
+from evalgate.document.prose import single_spaced
 
 WHITE_SPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 
