@@ -76,20 +76,25 @@ class _Entry:
 
 def _entries(
     document: Document, body: Body, notes: _NoteLines, not_consulted: tuple[Phrases, ...]
-) -> list[_Entry]:
+) -> tuple[list[_Entry], set[str], set[str]]:
     """The Sources entries that name a source, with their keys, their label and where the body
-    first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
-    and an item that only heads a nested list (`- Related prior research:`).
+    first cites them; and the keys of every entry's URLs and the identifiers every entry states
+    (what rule 2d1 reads as listed). Left out of the entries: the template's own examples
+    (`[Organisation Title](https://url)`) and an item that only heads a nested list (`- Related prior
+    research:`).
 
     An entry's label is the last heading or paragraph line between the previous entry (or the
     section's heading) and it; entries after it share it until another label line, and a thematic
     break (`---`) ends it."""
     out: list[_Entry] = []
+    listed_urls: set[str] = set()
+    listed_identifiers: set[str] = set()
     section = document.sources_section
     previous_end = section.line if section is not None else 0
     label: str | None = None
-    names = unique_labels(document.sources)  # `Author (Year)` labels and titles, by entry line
-    elsewhere = cited_elsewhere(document)
+    # made when first needed: most entries are cited by URL in the body
+    names: dict[int, tuple[Label, ...]] | None = None  # `Author (Year)` labels and titles, by entry line
+    elsewhere: dict[str, int] | None = None
     for source in document.sources:
         for number in range(previous_end + 1, source.line):
             line = document.lines[number - 1]
@@ -98,11 +103,13 @@ def _entries(
                     None if THEMATIC_BREAK.match(line) else _LABEL_MARKUP.sub("", line).strip(" :") or None
                 )
         previous_end = max(previous_end, source.end_line)
+        urls = {url_key(u) for u in source.urls}
+        identifiers = identifier_keys(source.text)
+        listed_urls |= urls
+        listed_identifiers |= identifiers
         normalised = [normalise_url(u) for u in source.urls]
         if _is_template_example(normalised) or (source.end_line > source.line and source.text.endswith(":")):
             continue
-        urls = {url_key(u) for u in source.urls}
-        identifiers = identifier_keys(source.text)
         # where the body cites one of its URLs as such, else quotes it (inside another address),
         # else writes a DOI or arXiv identifier it states: the first line found that way
         cited = [at for key in urls if (at := body.url_line(key)) is not None]
@@ -111,16 +118,21 @@ def _entries(
         if not cited:
             cited = [at for key in identifiers if (at := body.identifier_line(key)) is not None]
         if not cited:  # cited in Context, Scope, Approach or Output
+            if elsewhere is None:
+                elsewhere = cited_elsewhere(document)
             cited = [at for key in urls | identifiers if (at := elsewhere.get(key)) is not None]
         explained = any(body.lists_unticked(u) for u in normalised)
         if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
-        if not cited and not explained and source.line in names:
-            cited, explained = _cited_by_name(body, names[source.line], not_consulted)
+        if not cited and not explained:
+            if names is None:
+                names = unique_labels(document.sources)
+            if source.line in names:
+                cited, explained = _cited_by_name(body, names[source.line], not_consulted)
         out.append(
             _Entry(source, frozenset(urls | identifiers), label, min(cited) if cited else None, explained)
         )
-    return out
+    return out, listed_urls, listed_identifiers
 
 
 def _cited_by_name(
@@ -212,7 +224,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
     note_lines = _NoteLines(notes)
-    entries = _entries(document, body, note_lines, (notes, labels))
+    entries, listed_urls, listed_identifiers = _entries(document, body, note_lines, (notes, labels))
     if not entries:
         return CheckOutcome(
             1, (Finding(section.line, "the Sources section lists no sources", rule="no_sources"),)
@@ -258,7 +270,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         findings.append(
             Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
         )
-    unlisted = _unlisted(document, body, note_lines, findings)
+    unlisted = _unlisted(document, body, note_lines, findings, listed_urls, listed_identifiers)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
@@ -279,14 +291,17 @@ def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool)
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
 
 
-def _unlisted(document: Document, body: Body, notes: _NoteLines, findings: list[Finding]) -> int:
+def _unlisted(
+    document: Document,
+    body: Body,
+    notes: _NoteLines,
+    findings: list[Finding],
+    urls: set[str],
+    identifiers: set[str],
+) -> int:
     """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
-    in notes on a failed access is not cited); how many there are."""
-    urls: set[str] = set()
-    identifiers: set[str] = set()
-    for source in document.sources:
-        urls.update(url_key(u) for u in source.urls)
-        identifiers.update(identifier_keys(source.text))
+    in notes on a failed access is not cited); how many there are. `urls` and `identifiers` are the
+    keys of the Sources entries' URLs and the identifiers they state."""
     related: set[str] | None = None
     own = _own_name(document)
     count = 0
@@ -295,7 +310,7 @@ def _unlisted(document: Document, body: Body, notes: _NoteLines, findings: list[
         key = url_key(citation.url)
         if key in urls or key.split("?", 1)[0] in urls or _is_under(key, under):
             continue  # listed, or a query on (or a page under) a listed address
-        if identifier_keys(citation.url) & identifiers:
+        if identifiers and identifier_keys(citation.url) & identifiers:
             continue
         if own and _names_item(citation.url, own):
             continue  # the item's own file or page (its backlog or in-progress copy): not a source
