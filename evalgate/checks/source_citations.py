@@ -134,6 +134,8 @@ _URL_REST = (
 )
 _HTTP_URL = re.compile(rb"https?://" + _URL_REST)
 _WWW_URL = re.compile(rb"www\." + _URL_REST)
+# the bytes no _HTTP_URL match holds: white space and every byte outside ASCII
+_OUTSIDE_URLS = frozenset(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ") | frozenset(range(0x80, 0x100))
 _WWW = re.compile(rb"www\.")  # findall counts them faster than bytes.count, which stops at every w
 # a scheme or `www.` followed by a character outside ASCII (each pattern starts with a literal)
 _NOT_ASCII_AFTER = (re.compile(rb"://[\x80-\xff]"), re.compile(rb"www\.[\x80-\xff]"))
@@ -161,10 +163,13 @@ def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, 
         at = lowered.find(written, cursor)
         floor = cursor  # a match boundary at or before `at` (no URL crosses a line end either)
         while True:
-            line = lowered.rfind(b"\n", floor, at) + 1
-            match = _HTTP_URL.search(lowered, max(floor, line))
-            while match is not None and match.end() <= at:  # the URLs before it on its line
-                match = _HTTP_URL.search(lowered, match.end())
+            if at == 0 or lowered[at - 1] in _OUTSIDE_URLS:  # (most: after a space)
+                match = _HTTP_URL.match(lowered, at)  # no URL holds the byte before: one starts here
+            else:
+                line = lowered.rfind(b"\n", floor, at) + 1
+                match = _HTTP_URL.search(lowered, max(floor, line))
+                while match is not None and match.end() <= at:  # the URLs before it on its line
+                    match = _HTTP_URL.search(lowered, match.end())
             # `at` starts a URL or is inside one (it holds `https?://` and a character after it)
             assert match is not None and match.start() <= at
             if match.start() == at and match.end() == at + len(written):
