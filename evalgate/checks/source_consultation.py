@@ -61,7 +61,7 @@ _LINK_TEXT = re.compile(r"\s*\[([^\]]+)\]\(")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class _Entry:
     """A Sources entry as this check sees it."""
 
@@ -72,6 +72,20 @@ class _Entry:
     # the body records it as not consulted: a `[ ]` item lists it, or it is named only in notes on a
     # failed access
     explained_in_body: bool
+
+    def __init__(
+        self,
+        source: SourceEntry,
+        keys: frozenset[str],
+        label: str | None,
+        cited_at: int | None,
+        explained_in_body: bool,
+    ) -> None:
+        # one per entry, 7,600 over the corpus: the frozen dataclass's own __init__ sets each field
+        # through object.__setattr__ (see evalgate.document.model.Section.__init__)
+        self.__dict__.update(
+            source=source, keys=keys, label=label, cited_at=cited_at, explained_in_body=explained_in_body
+        )
 
 
 def _entries(
@@ -192,18 +206,12 @@ def _is_template_example(normalised: list[str]) -> bool:
     return bool(normalised) and all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
-def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:
+def _same_work(words: list[str], consulted: list[list[str]]) -> bool:
     """Whether a consulted entry names the same work under a longer or equal title (`Fagan (1976)
     Design and Code Inspections ...` and `..., IBM reprint`): the work was consulted through the
-    other copy. Titles of at least four words compare word by word."""
-    words = _title_words(entry.source)
-    if len(words) < 4:
-        return False
-    for other in consulted:
-        theirs = _title_words(other.source)
-        if len(theirs) >= 4 and (theirs[: len(words)] == words or words[: len(theirs)] == theirs):
-            return True
-    return False
+    other copy. Titles of at least four words compare word by word: `words` is the entry's title
+    and `consulted` the consulted entries' titles of four words or more."""
+    return any(theirs[: len(words)] == words or words[: len(theirs)] == theirs for theirs in consulted)
 
 
 def _title_words(source: SourceEntry) -> list[str]:
@@ -231,10 +239,15 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         )
     findings: list[Finding] = []
     consulted = [e for e in entries if e.source.checked or e.cited_at is not None]
+    consulted_titles: list[list[str]] | None = None  # their titles' words, read when first needed
+    under: dict[str, bool] = {}  # whether a label says "not consulted" (entries share their label)
     unexplained = 0
     for entry in entries:
         source, name = entry.source, _name(entry.source)
-        listed_unconsulted = entry.label is not None and labels.search(entry.label)
+        label = entry.label
+        if label is not None and label not in under:
+            under[label] = labels.search(label)
+        listed_unconsulted = label is not None and under[label]
         if source.checked or entry.cited_at is not None:
             # an unticked entry that says why it was not consulted keeps its own account, though
             # the body names its URL (often only as what another source links to): no notice
@@ -252,13 +265,14 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
                     )
                 )
             continue
-        if (
-            listed_unconsulted
-            or entry.explained_in_body
-            or reasons.search(_text_without_urls(source))
-            or _same_work(entry, consulted)
-        ):
-            continue  # not consulted, and the document says why (or consulted it as another copy)
+        if listed_unconsulted or entry.explained_in_body or reasons.search(_text_without_urls(source)):
+            continue  # not consulted, and the document says why
+        words = _title_words(source)
+        if len(words) >= 4:
+            if consulted_titles is None:
+                consulted_titles = [t for t in map(_title_words, (e.source for e in consulted)) if len(t) >= 4]
+            if _same_work(words, consulted_titles):
+                continue  # consulted as another copy
         unexplained += 1
         box = "its box is unticked" if source.checked is False else "it has no [x] box"
         cited = (
