@@ -270,7 +270,8 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         words = _title_words(source)
         if len(words) >= 4:
             if consulted_titles is None:
-                consulted_titles = [t for t in map(_title_words, (e.source for e in consulted)) if len(t) >= 4]
+                titles = (_title_words(e.source) for e in consulted)
+                consulted_titles = [t for t in titles if len(t) >= 4]
             if _same_work(words, consulted_titles):
                 continue  # consulted as another copy
         unexplained += 1
