@@ -33,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import re
+from operator import itemgetter
 from dataclasses import dataclass
 
 from evalgate.checks import CheckOutcome
@@ -166,9 +167,10 @@ def _cited_by_name(
             name, body.raw, body.numbers, lowered=body.ascii_lowered() if isinstance(name, Title) else None
         )
     ]
-    used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
-    if used:
-        return used[:1], False
+    # the first line whose sentence is no such note (sentences read in line order, as far as needed)
+    for number, text in sorted(lines, key=itemgetter(0)):
+        if not any(p.search(text) for p in not_consulted):
+            return [number], False
     unticked = body.unticked
     numbers = [0] * (unticked.count("\n") + 1)
     listed = bool(unticked) and any(mentions(name, unticked, numbers, True) for name in names)
