@@ -332,11 +332,8 @@ class Body:
         in the document's order (the caller stops at the first line that is no such note, and most
         URLs recur many times); sorted first where the two sections are not."""
         if not url:
-            return
-        if not self._in_order:
-            yield from sorted(self._mentions(url))
-            return
-        yield from self._mentions(url)
+            return iter(())
+        return self._mentions(url) if self._in_order else iter(sorted(self._mentions(url)))
 
     def _mentions(self, url: str) -> Iterator[tuple[int, str]]:
         if self._ascii is not None and url.isascii():

@@ -31,10 +31,9 @@ of the two parts' anchors (docs/checks.md).
 from __future__ import annotations
 
 import heapq
-import itertools
 import re
-from operator import itemgetter
 from dataclasses import dataclass
+from operator import itemgetter
 
 from evalgate.checks import CheckOutcome
 from evalgate.checks.source_citations import Body, cited_elsewhere, top_section
@@ -195,11 +194,14 @@ class _NoteLines:
 def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int | None:
     """The first body line that names one of these (normalised) URLs and is no note on a failed
     access; 0 when the body names them only in such notes; None when it does not name them."""
-    lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
-    first = next(lines, None)
-    if first is None:
-        return None
-    return next((number for number, text in itertools.chain((first,), lines) if not notes(number, text)), 0)
+    # in order, read as far as needed (most entries and every unlisted URL have one URL)
+    lines = body.mentions(urls[0]) if len(urls) == 1 else heapq.merge(*(body.mentions(url) for url in urls))
+    named = None
+    for number, text in lines:
+        if not notes(number, text):
+            return number
+        named = 0
+    return named
 
 
 def _is_template_example(normalised: list[str]) -> bool:
