@@ -68,7 +68,8 @@ URL_PIECES = st.sampled_from(
      "\n",
      "https://a.org/p", "https://a.org/p/q", "url=https://b.org", "- [ ] ", "- [x] ", "```\n", "é",
      "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://", "\x1f",
-     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r"]
+     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r",
+     "http://www.", "ftp://www.", "//www.", "?u=www.a.org"]
 )  # fmt: skip
 
 
@@ -93,6 +94,7 @@ def _plain_citations(text: str) -> list[tuple[str, int]]:
 @example("https://a.org/?u=https://b.org https://c.org https://a.org/?u=https://b.org\nhttps://b.org")
 @example("https://a.org/p https://c.org https://a.org/p\nhttps://a.org")
 @example("https://a.org/p\x1fq")  # \x1f is white space to URL
+@example("ftp://www.a.org/p https://www.b.org/q")  # a `www.` after another scheme starts a URL
 def test_citations_are_every_url_at_its_first_line(body: str) -> None:
     text = (
         f"## Sources\n\n- [x] [A](https://a.org/p)\n\n## Research Skill Output\n\n{body}\n\n"
