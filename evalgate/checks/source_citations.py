@@ -154,7 +154,8 @@ def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, 
     occurrence that is a match, not a piece of another URL (`?u=https://...`, or a longer URL it
     begins). That is every match where each `www.` of the text follows an http scheme (`https://www.`,
     inside the URL that holds the scheme; a bare one, or one after `ftp://`, starts a URL of its own)
-    and no URL meets a character outside ASCII; any other text is read by _merged_urls. Held to finditer by a hypothesis test (through Body.citations)."""
+    and no URL meets a character outside ASCII; any other text is read by _merged_urls. Held to
+    finditer by a hypothesis test (through Body.citations)."""
     found = _HTTP_OR_NOT_ASCII.findall(lowered)
     distinct = dict.fromkeys(found)
     if any(m[-1] >= 0x80 for m in distinct) or _BARE_WWW.search(lowered) is not None:

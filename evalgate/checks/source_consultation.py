@@ -135,7 +135,7 @@ def _entries(
             if elsewhere is None:
                 elsewhere = cited_elsewhere(document)
             cited = [at for key in urls | identifiers if (at := elsewhere.get(key)) is not None]
-        explained = any(body.lists_unticked(u) for u in normalised)
+        explained = bool(body.unticked) and any(body.lists_unticked(u) for u in normalised)
         if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
         if not cited and not explained:
@@ -207,7 +207,9 @@ def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int 
 def _is_template_example(normalised: list[str]) -> bool:
     """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
     normalised."""
-    return bool(normalised) and all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
+    if not normalised or not normalised[0].startswith("url"):  # (most entries: one URL, not `url`)
+        return False
+    return all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
 def _same_work(words: list[str], consulted: list[list[str]]) -> bool:
@@ -247,7 +249,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     under: dict[str, bool] = {}  # whether a label says "not consulted" (entries share their label)
     unexplained = 0
     for entry in entries:
-        source, name = entry.source, _name(entry.source)
+        source = entry.source
         label = entry.label
         if label is not None and label not in under:
             under[label] = labels.search(label)
@@ -256,7 +258,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
             # an unticked entry that says why it was not consulted keeps its own account, though
             # the body names its URL (often only as what another source links to): no notice
             said = not source.checked and (listed_unconsulted or reasons.search(_text_without_urls(source)))
-            findings.extend(_notices(entry, listed_unconsulted, name, said))
+            findings.extend(_notices(entry, listed_unconsulted, said))
             # consulted, say the box or the body, but nothing to check it by (an unticked entry
             # that says why it was not consulted, named by the body, keeps its own account)
             if not entry.keys and not said:
@@ -264,7 +266,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
                 findings.append(
                     Finding(
                         source.line,
-                        f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}",
+                        f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {_name(source)}",
                         rule="source_without_link",
                     )
                 )
@@ -287,7 +289,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         )
         why = f"{box}, {cited}, and it gives no reason for not consulting it"
         findings.append(
-            Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
+            Finding(source.line, f"source not shown consulted: {why}: {_name(source)}", rule="not_consulted")
         )
     unlisted = _unlisted(document, body, note_lines, findings, listed_urls, listed_identifiers)
     if not consulted:
@@ -295,17 +297,23 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
 
 
-def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool) -> list[Finding]:
+def _notices(entry: _Entry, listed_unconsulted: bool, said_why: bool) -> list[Finding]:
     """Notices for a consulted entry whose box contradicts the body (they do not lower the score)."""
     source = entry.source
+    checked = source.checked
+    if not (checked and (entry.cited_at is None or listed_unconsulted)) and not (
+        checked is False and entry.cited_at is not None and not said_why
+    ):
+        return []  # (most entries: the box agrees with the body)
+    name = _name(source)
     out = []
-    if source.checked is False and entry.cited_at is not None and not said_why:
+    if checked is False and entry.cited_at is not None and not said_why:
         out.append(f"the box is unticked, but the source is cited on line {entry.cited_at}: {name}")
-    if source.checked and entry.cited_at is None and entry.keys:
+    if checked and entry.cited_at is None and entry.keys:
         out.append(
             f"the box is ticked, but its URL is cited nowhere in Research Skill Output or Findings: {name}"
         )
-    if source.checked and listed_unconsulted:
+    if checked and listed_unconsulted:
         out.append(f"the box is ticked, but the source is listed under '{entry.label}': {name}")
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
 
