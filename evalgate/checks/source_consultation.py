@@ -38,7 +38,7 @@ from operator import itemgetter
 from evalgate.checks import CheckOutcome
 from evalgate.checks.source_citations import Body, cited_elsewhere, top_section
 from evalgate.checks.source_keys import identifier_keys, normalise_url, source_keys, url_key
-from evalgate.checks.source_names import Label, Title, mentions, unique_labels
+from evalgate.checks.source_names import Label, Title, mentions, own_labels, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -138,7 +138,7 @@ def _entries(
         explained = bool(body.unticked) and any(body.lists_unticked(u) for u in normalised)
         if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
-        if not cited and not explained:
+        if not cited and not explained and own_labels(source):  # (the others' are read only then)
             if names is None:
                 names = unique_labels(document.sources)
             if source.line in names:
