@@ -139,6 +139,7 @@ PHRASE_PIECES = st.sampled_from(
 @given(st.lists(PHRASE_PIECES, max_size=14).map("".join))
 @example("non-access-gated, identified,but not  consulted")
 @example("ſeſſion acceſſ not conſulted İdentified")  # ſ is s, and İ is i, in any case
+@example("It returned 403; see FAILED_PRIMARY_SEARCH.")  # digits and `_` are parts of words
 def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
     from evalgate.checks.source_reasons import ACCESS_NOTES, REASONS, phrase_pattern
 
@@ -147,6 +148,7 @@ def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
         ACCESS_NOTES,
         ("access-gated", "pay*", "not retriev*"),
         ("Not Consulted", "café"),
+        ("failed_primary_search", "http 403"),
     ):
         matcher = phrase_pattern(phrases)
         assert matcher.search(text) == (matcher.pattern.search(text) is not None)
