@@ -24,20 +24,19 @@ body cites (unless the entry says why it was not consulted), `[x]` on one whose 
 
 Rule 2d1: each distinct URL cited inline in Research Skill Output or Findings with no Sources entry
 is a finding on the first line that cites it; a page under a listed address is that source's, and a
-link to the item itself or a URL named only in access notes is no citation. The score is the lower
-of the two parts' anchors (docs/checks.md).
+link to the item itself or a URL named only in access notes is no citation (source_unlisted). The
+score is the lower of the two parts' anchors (docs/checks.md).
 """
 
 from __future__ import annotations
 
-import heapq
 import re
 from dataclasses import dataclass
 from operator import itemgetter
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.source_citations import Body, cited_elsewhere, top_section
-from evalgate.checks.source_keys import identifier_keys, normalise_url, source_keys, url_key
+from evalgate.checks.source_citations import Body, cited_elsewhere
+from evalgate.checks.source_keys import identifier_keys, normalise_url, url_key
 from evalgate.checks.source_names import Label, Title, mentions, own_labels, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
@@ -46,6 +45,7 @@ from evalgate.checks.source_reasons import (
     Phrases,
     phrase_pattern,
 )
+from evalgate.checks.source_unlisted import NoteLines, cited_outside_notes, unlisted_urls
 from evalgate.document import Document, SourceEntry
 from evalgate.document.scan import THEMATIC_BREAK
 from evalgate.results import Finding
@@ -89,7 +89,7 @@ class _Entry:
 
 
 def _entries(
-    document: Document, body: Body, notes: _NoteLines, not_consulted: tuple[Phrases, ...]
+    document: Document, body: Body, notes: NoteLines, not_consulted: tuple[Phrases, ...]
 ) -> tuple[list[_Entry], set[str], set[str]]:
     """The Sources entries that name a source, with their keys, their label and where the body
     first cites them; and the keys of every entry's URLs and the identifiers every entry states
@@ -136,7 +136,7 @@ def _entries(
                 elsewhere = cited_elsewhere(document)
             cited = [at for key in urls | identifiers if (at := elsewhere.get(key)) is not None]
         explained = bool(body.unticked) and any(body.lists_unticked(u) for u in normalised)
-        if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
+        if cited and not source.checked and cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
         if not cited and not explained and own_labels(source):  # (the others' are read only then)
             if names is None:
@@ -176,34 +176,6 @@ def _cited_by_name(
     return [], bool(lines) or listed
 
 
-class _NoteLines:
-    """Whether a body line is a note on a failed access (holds an `access_notes` phrase), each line
-    read once: a line that names several sources is asked about for each."""
-
-    def __init__(self, notes: Phrases) -> None:
-        self._notes = notes
-        self._known: dict[int, bool] = {}
-
-    def __call__(self, number: int, text: str) -> bool:
-        known = self._known.get(number)
-        if known is None:
-            known = self._known[number] = self._notes.search(text)
-        return known
-
-
-def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int | None:
-    """The first body line that names one of these (normalised) URLs and is no note on a failed
-    access; 0 when the body names them only in such notes; None when it does not name them."""
-    # in order, read as far as needed (most entries and every unlisted URL have one URL)
-    lines = body.mentions(urls[0]) if len(urls) == 1 else heapq.merge(*(body.mentions(url) for url in urls))
-    named = None
-    for number, text in lines:
-        if not notes(number, text):
-            return number
-        named = 0
-    return named
-
-
 def _is_template_example(normalised: list[str]) -> bool:
     """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
     normalised."""
@@ -237,7 +209,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     )
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
-    note_lines = _NoteLines(notes)
+    note_lines = NoteLines(notes)
     entries, listed_urls, listed_identifiers = _entries(document, body, note_lines, (notes, labels))
     if not entries:
         return CheckOutcome(
@@ -291,7 +263,7 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         findings.append(
             Finding(source.line, f"source not shown consulted: {why}: {_name(source)}", rule="not_consulted")
         )
-    unlisted = _unlisted(document, body, note_lines, findings, listed_urls, listed_identifiers)
+    unlisted = unlisted_urls(document, body, note_lines, findings, listed_urls, listed_identifiers)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
@@ -316,85 +288,6 @@ def _notices(entry: _Entry, listed_unconsulted: bool, said_why: bool) -> list[Fi
     if checked and listed_unconsulted:
         out.append(f"the box is ticked, but the source is listed under '{entry.label}': {name}")
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
-
-
-def _unlisted(
-    document: Document,
-    body: Body,
-    notes: _NoteLines,
-    findings: list[Finding],
-    urls: set[str],
-    identifiers: set[str],
-) -> int:
-    """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
-    in notes on a failed access is not cited); how many there are. `urls` and `identifiers` are the
-    keys of the Sources entries' URLs and the identifiers they state."""
-    related: set[str] | None = None
-    own = _own_name(document)
-    count = 0
-    under = _paths_under(urls)
-    for citation in body.citations:
-        key = url_key(citation.url)
-        if key in urls or key.split("?", 1)[0] in urls or _is_under(key, under):
-            continue  # listed, or a query on (or a page under) a listed address
-        if identifiers and identifier_keys(citation.url) & identifiers:
-            continue
-        if own and _names_item(citation.url, own):
-            continue  # the item's own file or page (its backlog or in-progress copy): not a source
-        line = _cited_outside_notes(body, [normalise_url(citation.url)], notes)
-        if line == 0:
-            continue  # named only in notes on a failed access
-        count += 1
-        if related is None:
-            related = _related_keys(document)
-        where = " (it is listed under ## Related, not Sources)" if source_keys(citation.url) & related else ""
-        findings.append(
-            Finding(
-                line or citation.line,  # the first line citing it outside notes on a failed access
-                f"{citation.url} is cited here but has no entry in ## Sources{where} (rule 2d1)",
-                rule="unlisted_url",
-            )
-        )
-    return count
-
-
-def _paths_under(urls: set[str]) -> tuple[str, ...]:
-    """The listed addresses a cited URL may sit under (`oecd.ai/en/incidents` for
-    `oecd.ai/en/incidents/2024-11-21-aada`): those with a path, not a bare host, which would hold
-    every page of a site; longest first, each with its `/`."""
-    return tuple(sorted((u + "/" for u in urls if "/" in u.split("?", 1)[0]), key=len, reverse=True))
-
-
-def _is_under(key: str, under: tuple[str, ...]) -> bool:
-    """Whether a cited URL is a page under a listed address: its entry is that source's."""
-    return key.startswith(under) if under else False
-
-
-def _own_name(document: Document) -> str:
-    """The item's file name without `.md`, lower-cased ('' when it has no path)."""
-    name = document.path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return name[:-3] if name.endswith(".md") else ""
-
-
-def _names_item(url: str, own: str) -> bool:
-    """Whether a URL's last path segment is the item's own file or page (`own.md`, `own.html`)."""
-    last = url_key(url).rsplit("/", 1)[-1].split("?", 1)[0]
-    return last in (own + ".md", own + ".html", own)
-
-
-def _related_keys(document: Document) -> set[str]:
-    """The keys of the URLs in a top-level `## Related` section (some items list cited companion
-    items there instead of in Sources; a finding says so)."""
-    section = top_section(document, "related")
-    if section is None:
-        return set()
-    from evalgate.document.findings import urls_in
-
-    keys: set[str] = set()
-    for line in document.lines[section.line : section.end_line]:
-        for url in urls_in(line):
-            keys.update(source_keys(url))
-    return keys
 
 
 def _text_without_urls(source: SourceEntry) -> str:
