@@ -134,7 +134,11 @@ _URL_REST = (
 )
 _HTTP_URL = re.compile(rb"https?://" + _URL_REST)
 _WWW_URL = re.compile(rb"www\." + _URL_REST)
-_WWW = re.compile(rb"www\.")  # findall counts them faster than bytes.count, which stops at every w
+# the bytes no _HTTP_URL match holds: white space and every byte outside ASCII
+_OUTSIDE_URLS = frozenset(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ") | frozenset(range(0x80, 0x100))
+# a `www.` that does not follow an http scheme, so that no http URL need hold it (the look-behinds
+# follow the literal `www.`, which `re` scans for)
+_BARE_WWW = re.compile(rb"www\.(?<!http://www\.)(?<!https://www\.)")
 # a scheme or `www.` followed by a character outside ASCII (each pattern starts with a literal)
 _NOT_ASCII_AFTER = (re.compile(rb"://[\x80-\xff]"), re.compile(rb"www\.[\x80-\xff]"))
 # _HTTP_URL, but a match that meets a character outside ASCII ends with its first byte: after the
@@ -148,12 +152,13 @@ def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, 
     those are most of the corpus's ~89,000, and are never looked at one by one. The http matches are
     found by one findall and made distinct (in C); each distinct one is then placed at its first
     occurrence that is a match, not a piece of another URL (`?u=https://...`, or a longer URL it
-    begins). That is every match where each `www.` of the text is inside an http URL (a bare one could
-    start a URL of its own) and no URL meets a character outside ASCII; any other text is read by
-    _merged_urls. Held to finditer by a hypothesis test (through Body.citations)."""
+    begins). That is every match where each `www.` of the text follows an http scheme (`https://www.`,
+    inside the URL that holds the scheme; a bare one, or one after `ftp://`, starts a URL of its own)
+    and no URL meets a character outside ASCII; any other text is read by _merged_urls. Held to
+    finditer by a hypothesis test (through Body.citations)."""
     found = _HTTP_OR_NOT_ASCII.findall(lowered)
     distinct = dict.fromkeys(found)
-    if any(m[-1] >= 0x80 for m in distinct) or len(_WWW.findall(lowered)) != b"".join(found).count(b"www."):
+    if any(m[-1] >= 0x80 for m in distinct) or _BARE_WWW.search(lowered) is not None:
         yield from _merged_urls(utf8, lowered, text)
         return
     cursor = 0  # the end of the last URL placed: the next distinct one is first met after it
@@ -161,10 +166,13 @@ def _url_matches(utf8: bytes, lowered: bytes, text: str) -> Iterator[tuple[int, 
         at = lowered.find(written, cursor)
         floor = cursor  # a match boundary at or before `at` (no URL crosses a line end either)
         while True:
-            line = lowered.rfind(b"\n", floor, at) + 1
-            match = _HTTP_URL.search(lowered, max(floor, line))
-            while match is not None and match.end() <= at:  # the URLs before it on its line
-                match = _HTTP_URL.search(lowered, match.end())
+            if at == 0 or lowered[at - 1] in _OUTSIDE_URLS:  # (most: after a space)
+                match = _HTTP_URL.match(lowered, at)  # no URL holds the byte before: one starts here
+            else:
+                line = lowered.rfind(b"\n", floor, at) + 1
+                match = _HTTP_URL.search(lowered, max(floor, line))
+                while match is not None and match.end() <= at:  # the URLs before it on its line
+                    match = _HTTP_URL.search(lowered, match.end())
             # `at` starts a URL or is inside one (it holds `https?://` and a character after it)
             assert match is not None and match.start() <= at
             if match.start() == at and match.end() == at + len(written):
@@ -327,11 +335,8 @@ class Body:
         in the document's order (the caller stops at the first line that is no such note, and most
         URLs recur many times); sorted first where the two sections are not."""
         if not url:
-            return
-        if not self._in_order:
-            yield from sorted(self._mentions(url))
-            return
-        yield from self._mentions(url)
+            return iter(())
+        return self._mentions(url) if self._in_order else iter(sorted(self._mentions(url)))
 
     def _mentions(self, url: str) -> Iterator[tuple[int, str]]:
         if self._ascii is not None and url.isascii():

@@ -24,21 +24,20 @@ body cites (unless the entry says why it was not consulted), `[x]` on one whose 
 
 Rule 2d1: each distinct URL cited inline in Research Skill Output or Findings with no Sources entry
 is a finding on the first line that cites it; a page under a listed address is that source's, and a
-link to the item itself or a URL named only in access notes is no citation. The score is the lower
-of the two parts' anchors (docs/checks.md).
+link to the item itself or a URL named only in access notes is no citation (source_unlisted). The
+score is the lower of the two parts' anchors (docs/checks.md).
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 
 from evalgate.checks import CheckOutcome
-from evalgate.checks.source_citations import Body, cited_elsewhere, top_section
-from evalgate.checks.source_keys import identifier_keys, normalise_url, source_keys, url_key
-from evalgate.checks.source_names import Label, Title, mentions, unique_labels
+from evalgate.checks.source_citations import Body, cited_elsewhere
+from evalgate.checks.source_keys import identifier_keys, normalise_url, url_key
+from evalgate.checks.source_names import Label, Title, mentions, own_labels, unique_labels
 from evalgate.checks.source_reasons import (
     ACCESS_NOTES,
     NOT_CONSULTED_LABELS,
@@ -46,6 +45,7 @@ from evalgate.checks.source_reasons import (
     Phrases,
     phrase_pattern,
 )
+from evalgate.checks.source_unlisted import NoteLines, cited_outside_notes, unlisted_urls
 from evalgate.document import Document, SourceEntry
 from evalgate.document.scan import THEMATIC_BREAK
 from evalgate.results import Finding
@@ -61,7 +61,7 @@ _LINK_TEXT = re.compile(r"\s*\[([^\]]+)\]\(")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class _Entry:
     """A Sources entry as this check sees it."""
 
@@ -73,23 +73,42 @@ class _Entry:
     # failed access
     explained_in_body: bool
 
+    def __init__(
+        self,
+        source: SourceEntry,
+        keys: frozenset[str],
+        label: str | None,
+        cited_at: int | None,
+        explained_in_body: bool,
+    ) -> None:
+        # one per entry, 7,600 over the corpus: the frozen dataclass's own __init__ sets each field
+        # through object.__setattr__ (see evalgate.document.model.Section.__init__)
+        self.__dict__.update(
+            source=source, keys=keys, label=label, cited_at=cited_at, explained_in_body=explained_in_body
+        )
+
 
 def _entries(
-    document: Document, body: Body, notes: _NoteLines, not_consulted: tuple[Phrases, ...]
-) -> list[_Entry]:
+    document: Document, body: Body, notes: NoteLines, not_consulted: tuple[Phrases, ...]
+) -> tuple[list[_Entry], set[str], set[str]]:
     """The Sources entries that name a source, with their keys, their label and where the body
-    first cites them. Left out: the template's own examples (`[Organisation Title](https://url)`)
-    and an item that only heads a nested list (`- Related prior research:`).
+    first cites them; and the keys of every entry's URLs and the identifiers every entry states
+    (what rule 2d1 reads as listed). Left out of the entries: the template's own examples
+    (`[Organisation Title](https://url)`) and an item that only heads a nested list (`- Related prior
+    research:`).
 
     An entry's label is the last heading or paragraph line between the previous entry (or the
     section's heading) and it; entries after it share it until another label line, and a thematic
     break (`---`) ends it."""
     out: list[_Entry] = []
+    listed_urls: set[str] = set()
+    listed_identifiers: set[str] = set()
     section = document.sources_section
     previous_end = section.line if section is not None else 0
     label: str | None = None
-    names = unique_labels(document.sources)  # `Author (Year)` labels and titles, by entry line
-    elsewhere = cited_elsewhere(document)
+    # made when first needed: most entries are cited by URL in the body
+    names: dict[int, tuple[Label, ...]] | None = None  # `Author (Year)` labels and titles, by entry line
+    elsewhere: dict[str, int] | None = None
     for source in document.sources:
         for number in range(previous_end + 1, source.line):
             line = document.lines[number - 1]
@@ -98,11 +117,13 @@ def _entries(
                     None if THEMATIC_BREAK.match(line) else _LABEL_MARKUP.sub("", line).strip(" :") or None
                 )
         previous_end = max(previous_end, source.end_line)
+        urls = {url_key(u) for u in source.urls}
+        identifiers = identifier_keys(source.text)
+        listed_urls |= urls
+        listed_identifiers |= identifiers
         normalised = [normalise_url(u) for u in source.urls]
         if _is_template_example(normalised) or (source.end_line > source.line and source.text.endswith(":")):
             continue
-        urls = {url_key(u) for u in source.urls}
-        identifiers = identifier_keys(source.text)
         # where the body cites one of its URLs as such, else quotes it (inside another address),
         # else writes a DOI or arXiv identifier it states: the first line found that way
         cited = [at for key in urls if (at := body.url_line(key)) is not None]
@@ -111,16 +132,21 @@ def _entries(
         if not cited:
             cited = [at for key in identifiers if (at := body.identifier_line(key)) is not None]
         if not cited:  # cited in Context, Scope, Approach or Output
+            if elsewhere is None:
+                elsewhere = cited_elsewhere(document)
             cited = [at for key in urls | identifiers if (at := elsewhere.get(key)) is not None]
-        explained = any(body.lists_unticked(u) for u in normalised)
-        if cited and not source.checked and _cited_outside_notes(body, normalised, notes) == 0:
+        explained = bool(body.unticked) and any(body.lists_unticked(u) for u in normalised)
+        if cited and not source.checked and cited_outside_notes(body, normalised, notes) == 0:
             cited, explained = [], True
-        if not cited and not explained and source.line in names:
-            cited, explained = _cited_by_name(body, names[source.line], not_consulted)
+        if not cited and not explained and own_labels(source):  # (the others' are read only then)
+            if names is None:
+                names = unique_labels(document.sources)
+            if source.line in names:
+                cited, explained = _cited_by_name(body, names[source.line], not_consulted)
         out.append(
             _Entry(source, frozenset(urls | identifiers), label, min(cited) if cited else None, explained)
         )
-    return out
+    return out, listed_urls, listed_identifiers
 
 
 def _cited_by_name(
@@ -140,58 +166,30 @@ def _cited_by_name(
             name, body.raw, body.numbers, lowered=body.ascii_lowered() if isinstance(name, Title) else None
         )
     ]
-    used = sorted(number for number, text in lines if not any(p.search(text) for p in not_consulted))
-    if used:
-        return used[:1], False
+    # the first line whose sentence is no such note (sentences read in line order, as far as needed)
+    for number, text in sorted(lines, key=itemgetter(0)):
+        if not any(p.search(text) for p in not_consulted):
+            return [number], False
     unticked = body.unticked
     numbers = [0] * (unticked.count("\n") + 1)
     listed = bool(unticked) and any(mentions(name, unticked, numbers, True) for name in names)
     return [], bool(lines) or listed
 
 
-class _NoteLines:
-    """Whether a body line is a note on a failed access (holds an `access_notes` phrase), each line
-    read once: a line that names several sources is asked about for each."""
-
-    def __init__(self, notes: Phrases) -> None:
-        self._notes = notes
-        self._known: dict[int, bool] = {}
-
-    def __call__(self, number: int, text: str) -> bool:
-        known = self._known.get(number)
-        if known is None:
-            known = self._known[number] = self._notes.search(text)
-        return known
-
-
-def _cited_outside_notes(body: Body, urls: list[str], notes: _NoteLines) -> int | None:
-    """The first body line that names one of these (normalised) URLs and is no note on a failed
-    access; 0 when the body names them only in such notes; None when it does not name them."""
-    lines = heapq.merge(*(body.mentions(url) for url in urls))  # in order, read as far as needed
-    first = next(lines, None)
-    if first is None:
-        return None
-    return next((number for number, text in itertools.chain((first,), lines) if not notes(number, text)), 0)
-
-
 def _is_template_example(normalised: list[str]) -> bool:
     """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
     normalised."""
-    return bool(normalised) and all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
+    if not normalised or not normalised[0].startswith("url"):  # (most entries: one URL, not `url`)
+        return False
+    return all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
 
 
-def _same_work(entry: _Entry, consulted: list[_Entry]) -> bool:
+def _same_work(words: list[str], consulted: list[list[str]]) -> bool:
     """Whether a consulted entry names the same work under a longer or equal title (`Fagan (1976)
     Design and Code Inspections ...` and `..., IBM reprint`): the work was consulted through the
-    other copy. Titles of at least four words compare word by word."""
-    words = _title_words(entry.source)
-    if len(words) < 4:
-        return False
-    for other in consulted:
-        theirs = _title_words(other.source)
-        if len(theirs) >= 4 and (theirs[: len(words)] == words or words[: len(theirs)] == theirs):
-            return True
-    return False
+    other copy. Titles of at least four words compare word by word: `words` is the entry's title
+    and `consulted` the consulted entries' titles of four words or more."""
+    return any(theirs[: len(words)] == words or words[: len(theirs)] == theirs for theirs in consulted)
 
 
 def _title_words(source: SourceEntry) -> list[str]:
@@ -211,23 +209,28 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
     )
     notes = phrase_pattern(p.access_notes if p.access_notes is not None else ACCESS_NOTES)
     body = Body(document)
-    note_lines = _NoteLines(notes)
-    entries = _entries(document, body, note_lines, (notes, labels))
+    note_lines = NoteLines(notes)
+    entries, listed_urls, listed_identifiers = _entries(document, body, note_lines, (notes, labels))
     if not entries:
         return CheckOutcome(
             1, (Finding(section.line, "the Sources section lists no sources", rule="no_sources"),)
         )
     findings: list[Finding] = []
     consulted = [e for e in entries if e.source.checked or e.cited_at is not None]
+    consulted_titles: list[list[str]] | None = None  # their titles' words, read when first needed
+    under: dict[str, bool] = {}  # whether a label says "not consulted" (entries share their label)
     unexplained = 0
     for entry in entries:
-        source, name = entry.source, _name(entry.source)
-        listed_unconsulted = entry.label is not None and labels.search(entry.label)
+        source = entry.source
+        label = entry.label
+        if label is not None and label not in under:
+            under[label] = labels.search(label)
+        listed_unconsulted = label is not None and under[label]
         if source.checked or entry.cited_at is not None:
             # an unticked entry that says why it was not consulted keeps its own account, though
             # the body names its URL (often only as what another source links to): no notice
             said = not source.checked and (listed_unconsulted or reasons.search(_text_without_urls(source)))
-            findings.extend(_notices(entry, listed_unconsulted, name, said))
+            findings.extend(_notices(entry, listed_unconsulted, said))
             # consulted, say the box or the body, but nothing to check it by (an unticked entry
             # that says why it was not consulted, named by the body, keeps its own account)
             if not entry.keys and not said:
@@ -235,18 +238,20 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
                 findings.append(
                     Finding(
                         source.line,
-                        f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {name}",
+                        f"source has no URL, DOI or arXiv identifier {_TEMPLATE}: {_name(source)}",
                         rule="source_without_link",
                     )
                 )
             continue
-        if (
-            listed_unconsulted
-            or entry.explained_in_body
-            or reasons.search(_text_without_urls(source))
-            or _same_work(entry, consulted)
-        ):
-            continue  # not consulted, and the document says why (or consulted it as another copy)
+        if listed_unconsulted or entry.explained_in_body or reasons.search(_text_without_urls(source)):
+            continue  # not consulted, and the document says why
+        words = _title_words(source)
+        if len(words) >= 4:
+            if consulted_titles is None:
+                titles = (_title_words(e.source) for e in consulted)
+                consulted_titles = [t for t in titles if len(t) >= 4]
+            if _same_work(words, consulted_titles):
+                continue  # consulted as another copy
         unexplained += 1
         box = "its box is unticked" if source.checked is False else "it has no [x] box"
         cited = (
@@ -256,103 +261,33 @@ def check(document: Document, params: SourceConsultationParams | None = None) ->
         )
         why = f"{box}, {cited}, and it gives no reason for not consulting it"
         findings.append(
-            Finding(source.line, f"source not shown consulted: {why}: {name}", rule="not_consulted")
+            Finding(source.line, f"source not shown consulted: {why}: {_name(source)}", rule="not_consulted")
         )
-    unlisted = _unlisted(document, body, note_lines, findings)
+    unlisted = unlisted_urls(document, body, note_lines, findings, listed_urls, listed_identifiers)
     if not consulted:
         return CheckOutcome(1, tuple(findings))
     return CheckOutcome(score(unexplained, len(entries), unlisted, len(body.citations)), tuple(findings))
 
 
-def _notices(entry: _Entry, listed_unconsulted: bool, name: str, said_why: bool) -> list[Finding]:
+def _notices(entry: _Entry, listed_unconsulted: bool, said_why: bool) -> list[Finding]:
     """Notices for a consulted entry whose box contradicts the body (they do not lower the score)."""
     source = entry.source
+    checked = source.checked
+    if not (checked and (entry.cited_at is None or listed_unconsulted)) and not (
+        checked is False and entry.cited_at is not None and not said_why
+    ):
+        return []  # (most entries: the box agrees with the body)
+    name = _name(source)
     out = []
-    if source.checked is False and entry.cited_at is not None and not said_why:
+    if checked is False and entry.cited_at is not None and not said_why:
         out.append(f"the box is unticked, but the source is cited on line {entry.cited_at}: {name}")
-    if source.checked and entry.cited_at is None and entry.keys:
+    if checked and entry.cited_at is None and entry.keys:
         out.append(
             f"the box is ticked, but its URL is cited nowhere in Research Skill Output or Findings: {name}"
         )
-    if source.checked and listed_unconsulted:
+    if checked and listed_unconsulted:
         out.append(f"the box is ticked, but the source is listed under '{entry.label}': {name}")
     return [Finding(source.line, message, notice=True, rule="box_contradicts_body") for message in out]
-
-
-def _unlisted(document: Document, body: Body, notes: _NoteLines, findings: list[Finding]) -> int:
-    """Rule 2d1: a finding for each URL cited inline with no Sources entry (one the body names only
-    in notes on a failed access is not cited); how many there are."""
-    urls: set[str] = set()
-    identifiers: set[str] = set()
-    for source in document.sources:
-        urls.update(url_key(u) for u in source.urls)
-        identifiers.update(identifier_keys(source.text))
-    related: set[str] | None = None
-    own = _own_name(document)
-    count = 0
-    under = _paths_under(urls)
-    for citation in body.citations:
-        key = url_key(citation.url)
-        if key in urls or key.split("?", 1)[0] in urls or _is_under(key, under):
-            continue  # listed, or a query on (or a page under) a listed address
-        if identifier_keys(citation.url) & identifiers:
-            continue
-        if own and _names_item(citation.url, own):
-            continue  # the item's own file or page (its backlog or in-progress copy): not a source
-        line = _cited_outside_notes(body, [normalise_url(citation.url)], notes)
-        if line == 0:
-            continue  # named only in notes on a failed access
-        count += 1
-        if related is None:
-            related = _related_keys(document)
-        where = " (it is listed under ## Related, not Sources)" if source_keys(citation.url) & related else ""
-        findings.append(
-            Finding(
-                line or citation.line,  # the first line citing it outside notes on a failed access
-                f"{citation.url} is cited here but has no entry in ## Sources{where} (rule 2d1)",
-                rule="unlisted_url",
-            )
-        )
-    return count
-
-
-def _paths_under(urls: set[str]) -> tuple[str, ...]:
-    """The listed addresses a cited URL may sit under (`oecd.ai/en/incidents` for
-    `oecd.ai/en/incidents/2024-11-21-aada`): those with a path, not a bare host, which would hold
-    every page of a site; longest first, each with its `/`."""
-    return tuple(sorted((u + "/" for u in urls if "/" in u.split("?", 1)[0]), key=len, reverse=True))
-
-
-def _is_under(key: str, under: tuple[str, ...]) -> bool:
-    """Whether a cited URL is a page under a listed address: its entry is that source's."""
-    return key.startswith(under) if under else False
-
-
-def _own_name(document: Document) -> str:
-    """The item's file name without `.md`, lower-cased ('' when it has no path)."""
-    name = document.path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return name[:-3] if name.endswith(".md") else ""
-
-
-def _names_item(url: str, own: str) -> bool:
-    """Whether a URL's last path segment is the item's own file or page (`own.md`, `own.html`)."""
-    last = url_key(url).rsplit("/", 1)[-1].split("?", 1)[0]
-    return last in (own + ".md", own + ".html", own)
-
-
-def _related_keys(document: Document) -> set[str]:
-    """The keys of the URLs in a top-level `## Related` section (some items list cited companion
-    items there instead of in Sources; a finding says so)."""
-    section = top_section(document, "related")
-    if section is None:
-        return set()
-    from evalgate.document.findings import urls_in
-
-    keys: set[str] = set()
-    for line in document.lines[section.line : section.end_line]:
-        for url in urls_in(line):
-            keys.update(source_keys(url))
-    return keys
 
 
 def _text_without_urls(source: SourceEntry) -> str:

@@ -38,6 +38,7 @@ TRIM = ".,;:!?*_"  # what urls_in trims from a URL's end (punctuation after it, 
 _TRACKING = re.compile(r"(?:utm_[a-z]+|si|fbclid|gclid)(?:=|$)")
 
 _RAW_GITHUB = "raw.githubusercontent.com/"
+_NONE: frozenset[str] = frozenset()
 
 
 def normalise_url(url: str) -> str:
@@ -72,17 +73,16 @@ def url_key(url: str) -> str:
 
 def identifier_keys(text: str) -> frozenset[str]:
     """The DOIs (`doi:...`) and arXiv identifiers (`arxiv:...`) written in `text` (a URL or an
-    entry's text), lower-cased. Remembered: an entry's text is read for them twice, and a URL recurs
-    across items."""
-    return _identifier_keys(text)
-
-
-@lru_cache(maxsize=16384)
-def _identifier_keys(text: str) -> frozenset[str]:
+    entry's text), lower-cased. (Not remembered: most texts are read once, and most hold neither,
+    which two `in` tests tell.)"""
+    doi = "10." in text
+    arxiv = "rxiv" in text.lower()
+    if not doi and not arxiv:
+        return _NONE
     keys: set[str] = set()
-    if "10." in text:
+    if doi:
         keys.update(_doi_key(m.group(0)) for m in _DOI.finditer(text))
-    if "rxiv" in text.lower():
+    if arxiv:
         keys.update("arxiv:" + m.group(1).lower() for m in _ARXIV.finditer(text))
     return frozenset(keys)
 

@@ -131,13 +131,18 @@ def _author_year(name: str) -> AuthorYear | None:
     return AuthorYear(first, year.group(1))
 
 
+def own_labels(source: SourceEntry) -> tuple[Label, ...]:
+    """An entry's labels: its `Author (Year)`, its title (those it has)."""
+    name = _display_name(source)
+    return tuple(label for label in (_author_year(name), _title(name)) if label is not None)
+
+
 def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]]:
     """Each entry's labels (its `Author (Year)`, its title) by its line, those no other entry
     shares."""
     labels: dict[int, tuple[Label, ...]] = {}
     for source in sources:
-        name = _display_name(source)
-        found = tuple(label for label in (_author_year(name), _title(name)) if label is not None)
+        found = own_labels(source)
         if found:
             labels[source.line] = found
     counts = Counter(label for found in labels.values() for label in found)

@@ -68,7 +68,8 @@ URL_PIECES = st.sampled_from(
      "\n",
      "https://a.org/p", "https://a.org/p/q", "url=https://b.org", "- [ ] ", "- [x] ", "```\n", "é",
      "httpſ://", "hTtPs://", "WWW.", "ww", "\u00a0", "—", "é/x", "\u2028", "\u212a", "xhttp://", "\x1f",
-     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r"]
+     "https://a.org", "?u=https://a.org/p", "https://www.a.org/p", "https://é", "(p)", "https://a.org/p(q)r",
+     "http://www.", "ftp://www.", "//www.", "?u=www.a.org"]
 )  # fmt: skip
 
 
@@ -93,6 +94,7 @@ def _plain_citations(text: str) -> list[tuple[str, int]]:
 @example("https://a.org/?u=https://b.org https://c.org https://a.org/?u=https://b.org\nhttps://b.org")
 @example("https://a.org/p https://c.org https://a.org/p\nhttps://a.org")
 @example("https://a.org/p\x1fq")  # \x1f is white space to URL
+@example("ftp://www.a.org/p https://www.b.org/q")  # a `www.` after another scheme starts a URL
 def test_citations_are_every_url_at_its_first_line(body: str) -> None:
     text = (
         f"## Sources\n\n- [x] [A](https://a.org/p)\n\n## Research Skill Output\n\n{body}\n\n"
@@ -137,6 +139,7 @@ PHRASE_PIECES = st.sampled_from(
 @given(st.lists(PHRASE_PIECES, max_size=14).map("".join))
 @example("non-access-gated, identified,but not  consulted")
 @example("ſeſſion acceſſ not conſulted İdentified")  # ſ is s, and İ is i, in any case
+@example("It returned 403; see FAILED_PRIMARY_SEARCH.")  # digits and `_` are parts of words
 def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
     from evalgate.checks.source_reasons import ACCESS_NOTES, REASONS, phrase_pattern
 
@@ -145,6 +148,7 @@ def test_a_phrase_lists_word_filter_never_hides_a_match(text: str) -> None:
         ACCESS_NOTES,
         ("access-gated", "pay*", "not retriev*"),
         ("Not Consulted", "café"),
+        ("failed_primary_search", "http 403"),
     ):
         matcher = phrase_pattern(phrases)
         assert matcher.search(text) == (matcher.pattern.search(text) is not None)
