@@ -185,10 +185,12 @@ def _find(keyed: _Keyed, required: RequiredSection, parent: Section | None = Non
     """The section for `required`, preferring one inside its parent (a stray `## Analysis` outside
     Findings is not Findings' Analysis when Findings has its own). `keyed` holds every section under
     its key (a `Section 6` prefix removed), in document order."""
-    candidates = [section for key in required.keys for section in keyed.get(key, ())]
-    if not candidates:
-        candidates = _qualified(keyed, required)
-    if len(required.keys) > 1:
+    keys = required.keys
+    if len(keys) == 1:  # most: that key's list as it is (nothing below changes it)
+        candidates = keyed.get(keys[0]) or _qualified(keyed, required)
+    else:
+        candidates = [section for key in keys for section in keyed.get(key, ())]
+        candidates = candidates or _qualified(keyed, required)
         candidates.sort(key=lambda section: section.line)  # one heading per line: document order
     if parent is not None:
         for section in candidates:
