@@ -232,10 +232,13 @@ def check(document: Document, params: EvidenceMapCoverageParams | None = None) -
     matched = match_rows(document.key_findings, rows, p.match_threshold, p.order_threshold)
     unmatched = [kf for kf in document.key_findings if kf.number not in matched]
     # Counting is the floor: n findings and n-1 rows leave one uncovered whatever the words say
-    # (a row that names several findings by number covers each of them).
-    numbers = {kf.number for kf in document.key_findings}
-    capacity = len(rows) + sum(max(0, len(named_findings(r.claim) & numbers) - 1) for r in rows)
-    missing = max(len(unmatched), len(document.key_findings) - capacity)
+    # (a row that names several findings by number covers each of them). The rows are at least their
+    # number's capacity, so the names are read only when fewer rows would leave more uncovered.
+    missing = len(unmatched)
+    if len(document.key_findings) - len(rows) > missing:
+        numbers = {kf.number for kf in document.key_findings}
+        capacity = len(rows) + sum(max(0, len(named_findings(r.claim) & numbers) - 1) for r in rows)
+        missing = max(missing, len(document.key_findings) - capacity)
     for kf in unmatched:
         findings.append(
             Finding(
