@@ -21,6 +21,14 @@ CASES = {
     "section_presence empty map row": (
         "from evalgate.checks.section_presence import _EMPTY_MAP_ROW as p; p.match('|' + ' |' * 60 + 'x')"
     ),
+    # the placeholder search's one class for white space and non-ASCII bytes, before a word that is
+    # itself non-ASCII (`—`): greedy there, it split each run of em dashes every way
+    "section_presence phrase search past a phrase's start": (
+        "from evalgate.checks.section_placeholders import phrase_search as f\n"
+        "from evalgate.checks.section_presence import _PLACEHOLDER_KEYS as k\n"
+        "s = f(k); text = '[organisation title](https://url)' + ' \u2014' * n\n"
+        "s.pattern.search(text.encode().translate(s.table))"
+    ),
     "section_presence empty line": (
         "from evalgate.checks.section_presence import _EMPTY_LINE as p; p.match(' ' * n + 'x')"
     ),

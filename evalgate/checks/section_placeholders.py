@@ -52,6 +52,18 @@ _WHITE = (  # in UTF-8: ASCII white space, U+001C-1F, U+0085, U+00A0, U+1680, U+
     rb"|\xe2\x81\x9f|\xe3\x80\x80)+"  # ... U+202F, U+205F, U+3000
 )
 
+# Before a word that begins with an ASCII byte, any run of white space is matched by one byte class
+# that also takes every non-ASCII byte: more than white space (a near miss is then looked for exactly,
+# as above), never less, and possessive, since the word's first byte is outside it. 190 copies of
+# _WHITE made compiling the search 4.6 ms; with the class 1.7 ms. A word that begins with a
+# non-ASCII byte (`—`) would be swallowed by the class, so it keeps _WHITE.
+_SPACE_RUN = rb"[\t-\r\x1c-\x20\x80-\xff]++"
+
+
+def _gap(word: bytes) -> bytes:
+    """The pattern for the white space before `word` (folded, not empty) in a phrase."""
+    return _WHITE if word[0] >= 0x80 else _SPACE_RUN
+
 
 @dataclass(frozen=True)
 class PhraseSearch:
@@ -87,7 +99,7 @@ def phrase_search(keys: tuple[tuple[str, str], ...]) -> PhraseSearch | None:
         at = raw.index(char)
         start = raw.rfind(b" ", 0, at) + 1  # the character's word is raw[start:stop]
         stop = raw.find(b" ", at) if b" " in raw[at:] else len(raw)
-        rest = b"".join(_WHITE + re.escape(word) for word in folded[stop:].split(b" ") if word)
+        rest = b"".join(_gap(word) + re.escape(word) for word in folded[stop:].split(b" ") if word)
         branches.append((folded[at + 1 : stop], b"(?<=" + re.escape(folded[start:stop]) + b")" + rest))
     return PhraseSearch(bytes(table), re.compile(b"\x00" + alternation(branches)))
 
@@ -113,7 +125,7 @@ def alternation(branches: list[tuple[bytes, bytes]]) -> bytes:
 
 
 class Searches:
-    """A template's phrase search, compiled once it pays for itself. Compiling it takes ~7 ms,
+    """A template's phrase search, compiled once it pays for itself. Compiling it takes ~2 ms,
     collapsing one document's white space (what the search spares) ~0.2-1 ms: so the first
     documents a process checks are looked through directly (a pre-commit hook checks one file), and
     the search is compiled for the next. Either way a document gives the same phrases."""
