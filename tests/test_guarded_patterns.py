@@ -95,6 +95,7 @@ def claim_words_always(claim: str) -> int:
 @example("[ x ](y)")
 @example("Title ##  \t")
 @example("see WWW.example.org now")
+@example("a\x1cb _ ** -- c_d `e` x\x1f~ 1.")  # ASCII: counted from its bytes
 def test_heading_title_and_claim_words_match_the_unguarded_patterns(text: str) -> None:
     assert heading_title(text) == heading_title_always(text)
     assert claim_words(text) == claim_words_always(text)

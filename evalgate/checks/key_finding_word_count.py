@@ -28,6 +28,12 @@ MIN_FINDINGS, MAX_FINDINGS = DEFAULTS.min_findings, DEFAULTS.max_findings
 # count as `\S*?[^\W_]\S*` from the token's first character, without the lazy run in front
 # (116 M -> 98 M instructions over the Key Findings of every third corpus item).
 _WORD_TOKEN = re.compile(r"[^\W_]\S*+")
+# For an ASCII claim, in one C pass: every byte that is neither a letter, a digit nor white space
+# deleted, and U+001C-1F (white space to `\S`, not to `bytes.split`) made spaces. No token is split or
+# joined, each keeps its letters and digits, and a token without any is left empty: `bytes.split`
+# then gives the words (3,480 of the corpus's 3,987 claims are ASCII; the count 19.5 -> 8.8 ms).
+_ASCII_SPACES = bytes(0x20 if 0x1C <= c < 0x20 else c for c in range(256))
+_NOT_WORD_OR_SPACE = bytes(c for c in range(128) if not chr(c).isalnum() and not chr(c).isspace())
 
 
 def claim_words(claim: str) -> int:
@@ -41,6 +47,8 @@ def claim_words(claim: str) -> int:
     # white space nor a letter or digit, so taking it out of a token neither splits nor joins tokens
     # nor changes whether the token holds a letter or digit, and a token of markup alone holds none
     # (the same count, held by a test; the substitution was a quarter of the check's time).
+    if text.isascii():
+        return len(text.encode("ascii").translate(_ASCII_SPACES, _NOT_WORD_OR_SPACE).split())
     return len(_WORD_TOKEN.findall(text))
 
 
