@@ -38,8 +38,13 @@ from evalgate.document.findings import URL, urls_in
 
 # Inline code spans: code in a span (`curl https://api.example.org/v1/{id}`) is not a citation. A
 # backtick run is its first backtick and the rest (group 1), so the pattern starts with a literal
-# that `re` searches for, instead of being tried at every character (6x faster over the corpus).
-_CODE_SPAN = re.compile(r"`(`*)(?!`).*?(?<!`)`\1(?!`)")
+# that `re` searches for, instead of being tried at every character (6x faster over the corpus). The
+# span's text, a line's characters up to the first backtick run as long as the opening one, is read a
+# run at a time: what is not a backtick, then each backtick run with what follows it, lazily, so that
+# the closing run is tried only where a backtick run starts (its text ends with a character that is
+# no backtick, as `(?<!`)` asked), not after every character. The same spans as
+# `.*?(?<!`)`\1(?!`)` (a hypothesis test holds it).
+_CODE_SPAN = re.compile(r"`(`*)(?!`)[^`\n]*(?:`+[^`\n]+)*?`\1(?!`)")
 _LONE_URL = re.compile(r"(?:https?://|www\.)\S+", re.I)
 # credentials before the host (`//user@host`; not medium.com/@author), placeholders, or a
 # repository's clone address (`.git` at the end, as in a `.gitmodules` value): a URL's form

@@ -9,7 +9,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evalgate.checks.source_citations import Body, _without_unticked_items
+from evalgate.checks.source_citations import _CODE_SPAN, Body, _without_unticked_items
 from evalgate.checks.source_keys import (
     identifier_keys,
     lowered_identifiers,
@@ -126,6 +126,20 @@ ITEM_PIECES = st.sampled_from(
 @example("- [ ] a\ntext [ ] b\n  1. **[ ]** c [ ]\n-[ ] d")
 def test_unticked_items_are_the_line_patterns(text: str) -> None:
     assert _without_unticked_items(text) == (UNTICKED_LINE.sub("", text), UNTICKED_LINE.findall(text))
+
+
+# the code-span pattern as first written: a lazy `.*?` tried against the closing run after every
+# character of the span
+PLAIN_CODE_SPAN = re.compile(r"`(`*)(?!`).*?(?<!`)`\1(?!`)")
+SPAN_PIECES = st.sampled_from(["`", "``", "```", "a", "b c", "\n", " ", "é", "/", "\\"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(SPAN_PIECES, max_size=24).map("".join))
+@example("``a`b`` c `d``e` `` f ``` g `")  # a run of another length inside a span, an unclosed one
+@example("`a``\n`b` ``c```d`` `")
+def test_code_spans_are_the_lazy_patterns(text: str) -> None:
+    assert [m.span() for m in _CODE_SPAN.finditer(text)] == [m.span() for m in PLAIN_CODE_SPAN.finditer(text)]
 
 
 PHRASE_PIECES = st.sampled_from(
