@@ -254,7 +254,7 @@ class Body:
         if _BOX.search(raw):  # (`re` scans for the `[`, rarer than the ` ` and `]` that `in` stops at)
             raw, unticked = _without_unticked_items(raw)
         self.numbers = numbers
-        self._in_order = in_order
+        self.in_order = in_order  # the body's lines in the document's order
         self.raw = raw
         self.unticked = "\n".join(unticked).lower()
         self._utf8 = raw.encode("utf-8")
@@ -341,7 +341,7 @@ class Body:
         URLs recur many times); sorted first where the two sections are not."""
         if not url:
             return iter(())
-        return self._mentions(url) if self._in_order else iter(sorted(self._mentions(url)))
+        return self._mentions(url) if self.in_order else iter(sorted(self._mentions(url)))
 
     def _mentions(self, url: str) -> Iterator[tuple[int, str]]:
         if self._ascii is not None and url.isascii():

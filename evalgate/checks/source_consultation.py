@@ -30,8 +30,11 @@ score is the lower of the two parts' anchors (docs/checks.md).
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 from operator import itemgetter
 
 from evalgate.checks import CheckOutcome
@@ -158,22 +161,29 @@ def _cited_by_name(
     ("Smith et al. (2024) was not accessed"); a body `[ ]` item naming it records it as not
     consulted. (The sentence, not the line: "... when gradient information is unavailable. Source:
     Smith (1997)." cites it.)"""
-    lines = [
-        found
-        for name in names
-        if body.may_write(name)
-        for found in mentions(
+    found = [
+        mentions(
             name, body.raw, body.numbers, lowered=body.ascii_lowered() if isinstance(name, Title) else None
         )
+        for name in names
+        if body.may_write(name)
     ]
-    # the first line whose sentence is no such note (sentences read in line order, as far as needed)
-    for number, text in sorted(lines, key=itemgetter(0)):
+    # the first line whose sentence is no such note, sentences read in line order as far as needed
+    # (each name's places come in the text's order, the lines' where the body's sections are in order)
+    lines: Iterable[tuple[int, str]]
+    if not body.in_order:
+        lines = sorted(chain(*found), key=itemgetter(0))
+    else:
+        lines = found[0] if len(found) == 1 else heapq.merge(*found, key=itemgetter(0))
+    named = False
+    for number, text in lines:
         if not any(p.search(text) for p in not_consulted):
             return [number], False
+        named = True
     unticked = body.unticked
     numbers = [0] * (unticked.count("\n") + 1)
-    listed = bool(unticked) and any(mentions(name, unticked, numbers, True) for name in names)
-    return [], bool(lines) or listed
+    listed = bool(unticked) and any(next(mentions(name, unticked, numbers, True), None) for name in names)
+    return [], named or listed
 
 
 def _is_template_example(normalised: list[str]) -> bool:

@@ -152,14 +152,13 @@ def unique_labels(sources: Iterable[SourceEntry]) -> dict[int, tuple[Label, ...]
 
 def mentions(
     label: Label, text: str, numbers: list[int], any_case: bool = False, lowered: str | None = None
-) -> list[tuple[int, str]]:
+) -> Iterator[tuple[int, str]]:
     """(document line, sentence) for each place in `text` (whose lines are document lines
-    `numbers`) that writes the label: the title, or the author and then, as the first year within
-    WINDOW characters on the same line, the year. The sentence is what the line says around it,
-    from the last sentence end before the label to the first after it. `lowered`, when given, is
-    `text` with (at least) A-Z lowered and no character changed in length, at hand: a title is looked
-    for in it."""
-    found: list[tuple[int, str]] = []
+    `numbers`) that writes the label, in the text's order: the title, or the author and then, as the
+    first year within WINDOW characters on the same line, the year. The sentence is what the line says
+    around it, from the last sentence end before the label to the first after it. `lowered`, when
+    given, is `text` with (at least) A-Z lowered and no character changed in length, at hand: a title
+    is looked for in it. Read as asked: a caller that needs the first place stops the search there."""
     index = done = 0  # the line of offset `done` (the places come in order)
     for at, stop in _places(label, text, any_case, lowered):
         end = text.find("\n", stop)
@@ -175,8 +174,7 @@ def mentions(
         sentence = text[before[-1] if before else start : after.start() + 1 if after else end]
         index += text.count("\n", done, start)
         done = start
-        found.append((numbers[index], sentence))
-    return found
+        yield numbers[index], sentence
 
 
 def _places(label: Label, text: str, any_case: bool, lowered: str | None = None) -> Iterator[tuple[int, int]]:

@@ -333,6 +333,31 @@ def test_a_body_line_that_names_it_as_not_consulted_explains_it(record: str) -> 
     assert (run(text).score, run(text).findings) == (5, ())
 
 
+def test_an_entry_named_by_its_title_and_its_label_is_cited_on_the_first_line_naming_it() -> None:
+    # each label's places are read in the text's order; the entry is cited on the first line of all
+    titled = f"- [ ] [Rivera et al. (2019) *Release Trains at Scale*]({C})"
+    skill = (
+        f"Cited: {A}\n\n- Rivera et al. (2019) was not accessed in this session.\n\n"
+        "- The *Release Trains at Scale* survey sets the baseline.\n\n"
+        "- Rivera et al. (2019) found shorter waits."
+    )
+    text = item(f"- [x] [Alpha guide]({A})\n{titled}", skill=skill)
+    [notice] = notices(run(text))
+    assert f"cited on line {line_of(text, '- The *Release Trains')}:" in notice.message
+
+
+def test_an_entry_named_in_findings_before_the_skill_output_is_cited_on_the_findings_line() -> None:
+    # Findings before Research Skill Output: the body reads the latter first, the entry is cited on
+    # the document's first line that names it
+    text = (
+        f"# Digest equality\n\n## Sources\n\n- [x] [Alpha guide]({A})\n{RIVERA}\n\n## Findings\n\n"
+        f"1. Z, as Rivera et al. (2019) found.\n\n## Research Skill Output\n\n"
+        f"- [fact] X. [source: {A}]\n- Rivera et al. (2019) found it too.\n"
+    )
+    [notice] = notices(run(text))
+    assert f"cited on line {line_of(text, '1. Z, as Rivera')}:" in notice.message
+
+
 def test_the_same_work_consulted_through_another_copy_is_allowed() -> None:
     text = item(
         f"- [ ] [Rivera and Okafor (2019) Release Trains at Scale]({A})\n"
