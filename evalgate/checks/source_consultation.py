@@ -124,12 +124,15 @@ def _entries(
         identifiers = identifier_keys(source.text)
         listed_urls |= urls
         listed_identifiers |= identifiers
-        normalised = [normalise_url(u) for u in source.urls]
-        if _is_template_example(normalised) or (source.end_line > source.line and source.text.endswith(":")):
+        if _is_template_example(source.urls) or (source.end_line > source.line and source.text.endswith(":")):
             continue
         # where the body cites one of its URLs as such, else quotes it (inside another address),
         # else writes a DOI or arXiv identifier it states: the first line found that way
         cited = [at for key in urls if (at := body.url_line(key)) is not None]
+        # the URLs normalised, for searches of the body's text: none is made where a ticked entry
+        # is cited by URL in a body without `[ ]` items (most entries)
+        searched = not cited or not source.checked or body.unticked
+        normalised = [normalise_url(u) for u in source.urls] if searched else []
         if not cited:
             cited = [at for u in normalised if (at := body.find(u)) is not None]
         if not cited:
@@ -186,12 +189,11 @@ def _cited_by_name(
     return [], named or listed
 
 
-def _is_template_example(normalised: list[str]) -> bool:
-    """The template's example entries point at `https://url` (`url1`, `url2`): given an entry's URLs
-    normalised."""
-    if not normalised or not normalised[0].startswith("url"):  # (most entries: one URL, not `url`)
+def _is_template_example(urls: tuple[str, ...]) -> bool:
+    """The template's example entries point at `https://url` (`url1`, `url2`)."""
+    if not urls or "url" not in urls[0].lower():  # (most entries; a URL normalised is a piece of this)
         return False
-    return all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in normalised)
+    return all(u.startswith("url") and _TEMPLATE_URL.fullmatch(u) for u in map(normalise_url, urls))
 
 
 def _same_work(words: list[str], consulted: list[list[str]]) -> bool:
