@@ -64,7 +64,7 @@ _LINK_TEXT = re.compile(r"\s*\[([^\]]+)\]\(")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class _Entry:
     """A Sources entry as this check sees it."""
 
@@ -75,20 +75,6 @@ class _Entry:
     # the body records it as not consulted: a `[ ]` item lists it, or it is named only in notes on a
     # failed access
     explained_in_body: bool
-
-    def __init__(
-        self,
-        source: SourceEntry,
-        keys: frozenset[str],
-        label: str | None,
-        cited_at: int | None,
-        explained_in_body: bool,
-    ) -> None:
-        # one per entry, 7,600 over the corpus: the frozen dataclass's own __init__ sets each field
-        # through object.__setattr__ (see evalgate.document.model.Section.__init__)
-        self.__dict__.update(
-            source=source, keys=keys, label=label, cited_at=cited_at, explained_in_body=explained_in_body
-        )
 
 
 def _entries(
