@@ -15,6 +15,7 @@ from evalgate.checks.source_citations import Body, top_section
 from evalgate.checks.source_keys import identifier_keys, normalise_url, source_keys, url_key
 from evalgate.checks.source_reasons import Phrases
 from evalgate.document import Document
+from evalgate.document.findings import urls_in
 from evalgate.results import Finding
 
 
@@ -116,8 +117,6 @@ def _related_keys(document: Document) -> set[str]:
     section = top_section(document, "related")
     if section is None:
         return set()
-    from evalgate.document.findings import urls_in
-
     keys: set[str] = set()
     for line in document.lines[section.line : section.end_line]:
         for url in urls_in(line):
